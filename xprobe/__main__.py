@@ -1,0 +1,5 @@
+import sys
+
+from xprobe.cli import main
+
+sys.exit(main())

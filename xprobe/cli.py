@@ -1,0 +1,89 @@
+"""The ``xprobe`` command: a thin argparse front over the library.
+
+Each subcommand lives in ``xprobe/commands/<name>.py`` and defines ``HELP`` (one line),
+``add_arguments(parser)`` and ``run(args) -> int``. Command modules import heavy libraries
+(torch, ufal.udpipe, fasttext...) inside ``run`` so that ``xprobe --help`` stays instant.
+User errors (:class:`~xprobe.errors.XProbeError`) are printed as one line, exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from xprobe import __version__
+from xprobe.errors import XProbeError
+
+# subcommand -> module under xprobe.commands, in the order of the pipeline
+COMMANDS = (
+    "download",
+    "corpus",
+    "extract",
+    "train-nli",
+    "encode",
+    "map-vectors",
+    "map",
+    "probe",
+    "report",
+    "sample",
+    "demo",
+)
+
+log = logging.getLogger("xprobe")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xprobe",
+        description="Multilingual probing benchmarks for sentence encoders: "
+        "build probing sets from UD parses, map encoders en->xx, probe and compare.",
+    )
+    parser.add_argument("--version", action="version", version=f"xprobe {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+    parser.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"xprobe.commands.{name.replace('-', '_')}")
+        except ModuleNotFoundError as e:
+            if e.name != f"xprobe.commands.{name.replace('-', '_')}":
+                raise
+            continue
+        p = sub.add_parser(
+            name,
+            help=module.HELP,
+            description=(module.__doc__ or module.HELP).strip(),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def setup_logging(verbose: int = 0, quiet: bool = False) -> None:
+    level = logging.WARNING if quiet else (logging.DEBUG if verbose else logging.INFO)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", force=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 1
+    setup_logging(args.verbose, args.quiet)
+    try:
+        return int(args._run(args) or 0)
+    except XProbeError as e:
+        log.error("%s", e)
+        return 2
+    except KeyboardInterrupt:
+        log.error("interrupted; rerun the same command to resume")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

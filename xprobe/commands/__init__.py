@@ -1,0 +1,1 @@
+"""One module per ``xprobe`` subcommand: ``HELP``, ``add_arguments(parser)``, ``run(args)``."""

@@ -1,0 +1,100 @@
+"""Small file helpers shared by every stage: atomic writes, hashing, seeded generators."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import io
+import json
+import os
+import random
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[Any]]:
+    """Open a temp file beside ``path``; rename it over ``path`` only if the block succeeds.
+
+    A crash or an exception leaves no file at ``path`` that looks finished. ``mode`` is ``"w"``
+    (UTF-8 text, ``\\n`` newlines) or ``"wb"``. A ``.gz`` path is gzipped with a fixed mtime and no
+    file name in the header, so that the same content always gives the same bytes.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write mode must be 'w' or 'wb', not {mode!r}")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            gz = (
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+                if target.suffix == ".gz"
+                else None
+            )
+            binary: IO[bytes] = gz if gz is not None else raw
+            if mode == "wb":
+                yield binary
+            else:
+                text = io.TextIOWrapper(binary, encoding="utf-8", newline="\n")
+                yield text
+                text.flush()
+                text.detach()
+            if gz is not None:
+                gz.close()
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(path: str | os.PathLike[str], data: Any) -> None:
+    """Write ``data`` as stable, indented JSON (sorted keys), atomically."""
+    with atomic_write(path) as f:
+        json.dump(data, f, indent=2, sort_keys=True, ensure_ascii=False)
+        f.write("\n")
+
+
+def open_text(path: str | os.PathLike[str]) -> IO[str]:
+    """Open a UTF-8 text file for reading, gunzipping ``.gz`` transparently."""
+    p = Path(path)
+    if p.suffix == ".gz":
+        return gzip.open(p, "rt", encoding="utf-8")
+    return open(p, encoding="utf-8")
+
+
+def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def derive_seed(seed: int, *purpose: object) -> int:
+    """A 64-bit seed derived from ``seed`` and a purpose such as (language, task, "split").
+
+    Every random choice in xprobe comes from a generator seeded this way, so that adding a task or
+    a language never changes the choices made for another.
+    """
+    h = hashlib.blake2b(repr((seed, *purpose)).encode("utf-8"), digest_size=8)
+    return int.from_bytes(h.digest(), "little")
+
+
+def rng(seed: int, *purpose: object) -> random.Random:
+    """A ``random.Random`` seeded from (seed, *purpose)."""
+    return random.Random(derive_seed(seed, *purpose))
+
+
+def np_rng(seed: int, *purpose: object) -> np.random.Generator:
+    """A numpy Generator seeded from (seed, *purpose)."""
+    return np.random.default_rng(derive_seed(seed, *purpose))

@@ -1,0 +1,147 @@
+"""Language profiles: everything language-specific, as data in ``languages/<code>.toml``.
+
+Adding a language is one new TOML file; no code changes. The loader validates every key: an
+unknown key is an error that lists the valid ones, so a typo never silently falls back to a
+default. Per-task parameters live under ``[tasks.<task file name>]`` and are validated against the
+task's own parameter dataclass by :func:`xprobe.tasks.resolve_params`.
+
+Search order for a profile named ``de``: a path ending in ``.toml`` is read as is; otherwise
+``$XPROBE_LANGUAGES/de.toml``, then the ``languages/`` folder of this repository.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xprobe.errors import XProbeError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["LanguageProfile", "ProfileError", "available_languages", "load_profile"]
+
+LANGUAGES_DIR = Path(__file__).resolve().parent.parent / "languages"
+
+
+class ProfileError(XProbeError):
+    """A profile that is missing, unreadable or invalid."""
+
+
+@dataclass(frozen=True)
+class LanguageProfile:
+    """A language as xprobe needs to know it. Field comments are the TOML documentation."""
+
+    code: str  # ISO 639-1 code, the file name: "de"
+    name: str  # "German"
+    # --- corpus stage
+    udpipe_model: str = ""  # UDPipe 1 model file name, e.g. "german-gsd-ud-2.5-191206.udpipe"
+    moses_lang: str = "en"  # sacremoses language code; "en" where Moses has no rules
+    segmenter: str = "udpipe"  # sentence segmenter: "udpipe" or "punkt"
+    wikipedia: str = ""  # Wikipedia code for dump downloads ("de" -> dewiki)
+    fasttext: str = ""  # fastText vectors name, e.g. "wiki.de" / "cc.de.300"
+    # --- what the tasks read from the parse
+    quotes: tuple[str, ...] = ('"', "“", "”", "„", "«", "»")  # double-quote characters
+    punct_upos: tuple[str, ...] = ("PUNCT", "SYM")  # UPOS tags that count as punctuation
+    sentence_final: tuple[str, ...] = (".", "!", "?", "…")  # tokens that close a sentence
+    proper_upos: tuple[str, ...] = ("PROPN",)  # keep capitalised when moved (CoordInv)
+    tense_feature: str = "Tense"
+    tense_past: tuple[str, ...] = ("Past",)  # feature values labelled PAST
+    tense_pres: tuple[str, ...] = ("Pres",)  # feature values labelled PRES
+    number_feature: str = "Number"
+    number_sing: tuple[str, ...] = ("Sing",)  # labelled NN
+    number_plur: tuple[str, ...] = ("Plur",)  # labelled NNS
+    noun_upos: tuple[str, ...] = ("NOUN",)  # SubjNum/ObjNum heads; SOMO nouns
+    verb_upos: tuple[str, ...] = ("VERB",)  # SOMO verbs
+    subj_rel: str = "nsubj"  # subtypes (nsubj:pass) count
+    obj_rel: str = "obj"
+    aux_rels: tuple[str, ...] = ("aux", "cop")  # where Tense is read when the root has none
+    finite_feature: str = "VerbForm=Fin"  # marks a finite aux/cop
+    cc_rel: str = "cc"
+    conj_rel: str = "conj"
+    # --- per-task parameter overrides: {task file name: {param: value}}
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # --- where it came from
+    path: str = ""
+
+    def is_punct(self, upos: str) -> bool:
+        return upos in self.punct_upos
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(LanguageProfile) if f.name != "path"}
+
+
+def available_languages() -> list[str]:
+    """Codes of the profiles in the search path."""
+    dirs = [Path(d) for d in os.environ.get("XPROBE_LANGUAGES", "").split(os.pathsep) if d]
+    dirs.append(LANGUAGES_DIR)
+    return sorted({p.stem for d in dirs if d.is_dir() for p in d.glob("*.toml")})
+
+
+def _find(name: str) -> Path:
+    if name.endswith(".toml"):
+        return Path(name)
+    dirs = [Path(d) for d in os.environ.get("XPROBE_LANGUAGES", "").split(os.pathsep) if d]
+    dirs.append(LANGUAGES_DIR)
+    for d in dirs:
+        if (d / f"{name}.toml").is_file():
+            return d / f"{name}.toml"
+    known = ", ".join(available_languages()) or "none"
+    raise ProfileError(
+        f"no language profile {name!r} (known: {known}); add languages/{name}.toml "
+        "(see 'Adding a language' in the README) or pass a path to a .toml file"
+    )
+
+
+def load_profile(name: str) -> LanguageProfile:
+    """Load and validate a profile by language code or path."""
+    path = _find(name)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise ProfileError(f"{path}: cannot read profile: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ProfileError(f"{path}: invalid TOML: {e}") from None
+    return profile_from_dict(data, str(path))
+
+
+def profile_from_dict(data: dict[str, Any], source: str = "<dict>") -> LanguageProfile:
+    """Validate a parsed profile: unknown keys and wrongly typed values are errors."""
+    unknown = sorted(set(data) - set(_FIELDS))
+    if unknown:
+        valid = ", ".join(sorted(_FIELDS))
+        raise ProfileError(f"{source}: unknown key(s) {', '.join(unknown)}; valid keys: {valid}")
+    for key in ("code", "name"):
+        if key not in data:
+            raise ProfileError(f"{source}: missing required key {key!r}")
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        default = _FIELDS[key].default
+        if (
+            default is dataclasses.MISSING
+            and _FIELDS[key].default_factory is not dataclasses.MISSING
+        ):
+            default = _FIELDS[key].default_factory()  # type: ignore[misc]
+        values[key] = _check_type(source, key, value, default)
+    return LanguageProfile(**values, path=source)
+
+
+def _check_type(source: str, key: str, value: Any, default: Any) -> Any:
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ProfileError(f"{source}: {key} must be a list of strings, got {value!r}")
+        return tuple(value)
+    if isinstance(default, dict):
+        if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+            raise ProfileError(f"{source}: [{key}] must hold one table per task, got {value!r}")
+        return value
+    if not isinstance(value, str):
+        raise ProfileError(f"{source}: {key} must be a string, got {value!r}")
+    return value

@@ -1,0 +1,105 @@
+"""The one small interface every probing task implements.
+
+A task module defines a module-level ``TASK = TaskSpec(...)``. It does no I/O and keeps no
+counters: quotas, balance, lexical splits and exclusivity live in :mod:`xprobe.extract`.
+
+For each sentence the extractor asks ``spec.candidate(sentence, ctx, rng)``. The task answers None
+(the sentence is not usable) or a :class:`Candidate`: one :class:`Variant` for a classification
+task (SentLen, Tense...), or the original and the perturbed sentence for a perturbation task
+(BShift, SOMO, CoordInv), of which the extractor writes exactly one.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from xprobe.languages import LanguageProfile
+from xprobe.ud import Sentence
+
+__all__ = ["Candidate", "Context", "CorpusStats", "TaskSpec", "Variant"]
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A sentence as it would be written: its surface tokens, its label, its lexical key.
+
+    ``key`` is the word that must occur in one split only (Tense: the main-verb form; SubjNum:
+    the subject form; SOMO: the replacement word), or None.
+    """
+
+    label: str
+    tokens: tuple[str, ...]
+    key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What a task can make of one sentence.
+
+    ``variants`` holds one variant (classification) or the original and the perturbed sentence.
+    ``stratum`` names a cell that classes are balanced within (TreeDepth: the length bin; CoordInv:
+    first clause longer / equal / shorter); "" when the task has none.
+    """
+
+    variants: tuple[Variant, ...]
+    stratum: str = ""
+
+
+@dataclass
+class CorpusStats:
+    """The frequency pass: counts over the whole corpus (surface forms, as written)."""
+
+    forms: Counter[str] = field(default_factory=Counter)
+    bigrams: Counter[tuple[str, str]] = field(default_factory=Counter)
+    upos: dict[str, Counter[str]] = field(default_factory=dict)  # form -> UPOS counts
+    sentences: int = 0
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a task sees besides the sentence: the profile, its parameters, the corpus counts,
+    and whatever its ``prepare`` computed from them (``data``)."""
+
+    profile: LanguageProfile
+    params: Any
+    stats: CorpusStats
+    data: Any = None
+
+
+def _no_prepare(ctx: Context) -> Any:
+    return None
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A probing task as metadata plus one function.
+
+    name: the short name used on the command line and in results (``SentLen``).
+    file: the SentEval file stem (``sentence_length`` -> ``sentence_length.txt``).
+    labels: the label set in label order, or None when ``prepare`` decides it (WC's words);
+        ``labels_of(ctx)`` then returns it.
+    params: a dataclass whose fields are the task's parameters with their defaults; a profile's
+        ``[tasks.<file>]`` table and ``--param file.name=value`` flags override them.
+    candidate: ``(sentence, ctx, rng) -> Candidate | None``.
+    prepare: ``ctx -> data`` run once after the frequency pass (WC's targets, SOMO's index).
+    uses_bigrams: whether the frequency pass must count bigrams for this task.
+    """
+
+    name: str
+    file: str
+    labels: tuple[str, ...] | None
+    params: type
+    candidate: Callable[[Sentence, Context, random.Random], Candidate | None]
+    prepare: Callable[[Context], Any] = _no_prepare
+    uses_bigrams: bool = False
+    description: str = ""
+
+    def labels_of(self, ctx: Context) -> tuple[str, ...]:
+        """The label set in label order (an open set is kept in ``ctx.data.labels``)."""
+        if self.labels is not None:
+            return self.labels
+        return tuple(ctx.data.labels)

@@ -1,0 +1,465 @@
+"""Universal Dependencies: frozen sentences, a streaming CoNLL-U reader and writer, tree helpers.
+
+A :class:`Sentence` holds its syntactic words (``1``, ``2``, ... in CoNLL-U), the multiword-token
+ranges (``4-5 zum``) and empty nodes (``8.1``) as UD defines them. Probing tasks see the *surface*
+tokens (:meth:`Sentence.surface`): a multiword token counts once with its surface form, while its
+syntactic words carry the tree.
+
+The reader streams (plain, gzipped, or stdin as ``-``), checks every line, and raises
+:class:`~xprobe.errors.InputError` naming the file and line and saying what was expected. With
+``on_error="skip"`` a malformed sentence is skipped and counted in :class:`ReadStats` instead.
+
+Example::
+
+    >>> from xprobe.ud import parse_conllu
+    >>> s = next(parse_conllu("1\\tHi\\thi\\tINTJ\\t_\\t_\\t0\\troot\\t_\\t_\\n"))
+    >>> s.text, tree_depth(s.heads)
+    ('Hi', 1)
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Literal, NamedTuple
+
+from xprobe.errors import InputError
+from xprobe.files import atomic_write
+
+__all__ = [
+    "MultiwordToken",
+    "ReadStats",
+    "Sentence",
+    "SurfaceToken",
+    "Word",
+    "check_tree",
+    "children",
+    "format_sentence",
+    "node_depths",
+    "parse_conllu",
+    "read_conllu",
+    "root_index",
+    "tree_depth",
+    "write_conllu",
+]
+
+OnError = Literal["raise", "skip"]
+
+
+class Word(NamedTuple):
+    """One syntactic word (a CoNLL-U line with an integer ID). ``head`` is 0 for the root.
+
+    A NamedTuple rather than a dataclass: a corpus holds millions of words, and tuples are built
+    several times faster; it is just as immutable.
+    """
+
+    id: int
+    form: str
+    lemma: str
+    upos: str
+    xpos: str
+    feats: str
+    head: int
+    deprel: str
+    deps: str = "_"
+    misc: str = "_"
+
+    def feat(self, name: str) -> str | None:
+        """The value of morphological feature ``name`` (``Tense``, ``Number``...), or None."""
+        if self.feats == "_":
+            return None
+        prefix = name + "="
+        for item in self.feats.split("|"):
+            if item.startswith(prefix):
+                return item[len(prefix) :]
+        return None
+
+    @property
+    def base_deprel(self) -> str:
+        """The relation without its subtype: ``nsubj:pass`` -> ``nsubj``."""
+        return self.deprel.split(":", 1)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class MultiwordToken:
+    """A multiword-token range line such as ``4-5 zum``: words ``start`` to ``end`` inclusive."""
+
+    start: int
+    end: int
+    form: str
+    misc: str = "_"
+
+
+@dataclass(frozen=True, slots=True)
+class SurfaceToken:
+    """A token as it appears in the text: a plain word, or a multiword token with its words.
+
+    ``first`` and ``last`` are 0-based indices into :attr:`Sentence.words` (equal for a plain word).
+    """
+
+    form: str
+    first: int
+    last: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A parsed sentence. ``words[i].id == i + 1``; the tree is valid (one root, no cycle)."""
+
+    words: tuple[Word, ...]
+    multiword: tuple[MultiwordToken, ...] = ()
+    comments: tuple[str, ...] = ()
+    empty_nodes: tuple[str, ...] = ()
+    source: str = "<memory>"
+    line: int = 0
+    _surface: tuple[SurfaceToken, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self._surface:
+            object.__setattr__(self, "_surface", _surface_tokens(self.words, self.multiword))
+
+    @property
+    def surface(self) -> tuple[SurfaceToken, ...]:
+        """Surface tokens in order (multiword tokens once, with their surface form)."""
+        return self._surface
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """Surface token forms."""
+        return tuple(t.form for t in self._surface)
+
+    @property
+    def text(self) -> str:
+        """Surface tokens joined by single spaces (what the probing files contain)."""
+        return " ".join(t.form for t in self._surface)
+
+    @property
+    def heads(self) -> tuple[int, ...]:
+        """Head of each word (1-based ids, 0 for the root), in word order."""
+        return tuple(w.head for w in self.words)
+
+    def comment(self, key: str) -> str | None:
+        """The value of a ``# key = value`` comment (``sent_id``, ``text``...), or None."""
+        prefix = f"# {key} ="
+        for c in self.comments:
+            if c.startswith(prefix):
+                return c[len(prefix) :].strip()
+        return None
+
+    def surface_index_of_word(self) -> tuple[int, ...]:
+        """For each word (0-based), the index of the surface token that contains it."""
+        out = [0] * len(self.words)
+        for i, tok in enumerate(self._surface):
+            for w in range(tok.first, tok.last + 1):
+                out[w] = i
+        return tuple(out)
+
+
+def _surface_tokens(
+    words: Sequence[Word], multiword: Sequence[MultiwordToken]
+) -> tuple[SurfaceToken, ...]:
+    ranges = {m.start: m for m in multiword}
+    out: list[SurfaceToken] = []
+    i = 0
+    n = len(words)
+    while i < n:
+        m = ranges.get(i + 1)
+        if m is not None:
+            out.append(SurfaceToken(m.form, m.start - 1, m.end - 1))
+            i = m.end
+        else:
+            out.append(SurfaceToken(words[i].form, i, i))
+            i += 1
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- tree helpers
+
+
+def check_tree(heads: Sequence[int]) -> str | None:
+    """Return None for a well-formed tree, else what is wrong with it.
+
+    A well-formed tree has heads in ``0..n``, exactly one word with head 0, and no cycle.
+    Runs in O(n) and never loops, whatever the input.
+    """
+    n = len(heads)
+    if n == 0:
+        return "sentence has no words"
+    roots = [i + 1 for i, h in enumerate(heads) if h == 0]
+    for i, h in enumerate(heads):
+        if h < 0 or h > n:
+            return f"word {i + 1} has head {h}, expected 0..{n}"
+        if h == i + 1:
+            return f"word {i + 1} is its own head"
+    if len(roots) != 1:
+        if not roots:
+            return "no root (no word has head 0)"
+        return f"{len(roots)} roots (words {', '.join(map(str, roots))}), expected exactly one"
+    state = [0] * (n + 1)  # 0 unvisited, 1 on the current path, 2 reaches the root
+    state[0] = 2
+    for start in range(1, n + 1):
+        path = []
+        node = start
+        while state[node] == 0:
+            state[node] = 1
+            path.append(node)
+            node = heads[node - 1]
+        if state[node] == 1:
+            return f"cycle through word {node}"
+        for p in path:
+            state[p] = 2
+    return None
+
+
+def root_index(heads: Sequence[int]) -> int:
+    """0-based index of the root word (assumes a checked tree)."""
+    return heads.index(0)
+
+
+def children(heads: Sequence[int]) -> list[list[int]]:
+    """``children(heads)[i]`` lists the 0-based indices of the dependents of word ``i``."""
+    out: list[list[int]] = [[] for _ in heads]
+    for i, h in enumerate(heads):
+        if h:
+            out[h - 1].append(i)
+    return out
+
+
+def node_depths(heads: Sequence[int]) -> list[int]:
+    """Depth of every word, the root counted as 1 (assumes a checked tree). O(n)."""
+    n = len(heads)
+    depth = [0] * n
+    for start in range(n):
+        path = []
+        node = start
+        while depth[node] == 0:
+            h = heads[node]
+            if h == 0:
+                depth[node] = 1
+                break
+            path.append(node)
+            node = h - 1
+        d = depth[node]
+        for p in reversed(path):
+            d += 1
+            depth[p] = d
+    return depth
+
+
+def tree_depth(heads: Sequence[int]) -> int:
+    """Nodes on the longest root-to-leaf path, the root counted as 1 (assumes a checked tree)."""
+    return max(node_depths(heads))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass
+class ReadStats:
+    """What a reader saw: sentences read and malformed ones skipped (with the first reasons)."""
+
+    sentences: int = 0
+    skipped: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    def note_skip(self, error: InputError) -> None:
+        self.skipped += 1
+        if len(self.examples) < 20:
+            self.examples.append(str(error))
+
+    def as_dict(self) -> dict[str, object]:
+        return {"sentences": self.sentences, "skipped": self.skipped, "examples": self.examples}
+
+
+def read_conllu(
+    path: str | os.PathLike[str],
+    on_error: OnError = "raise",
+    stats: ReadStats | None = None,
+) -> Iterator[Sentence]:
+    """Stream the sentences of a CoNLL-U file (``.gz`` is gunzipped; ``-`` reads stdin)."""
+    name = str(path)
+    if name == "-":
+        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        yield from _parse_lines(stdin, "<stdin>", on_error, stats)
+        return
+    p = Path(path)
+    try:
+        if p.suffix == ".gz":
+            f: IO[str] = gzip.open(p, "rt", encoding="utf-8", errors="surrogateescape")
+        else:
+            f = open(p, encoding="utf-8", errors="surrogateescape")
+    except OSError as e:
+        raise InputError(name, None, f"cannot open: {e.strerror or e}") from None
+    with f:
+        try:
+            yield from _parse_lines(f, name, on_error, stats)
+        except (OSError, EOFError) as e:  # corrupt gzip
+            raise InputError(name, None, f"cannot read: {e}") from None
+
+
+def parse_conllu(
+    text: str, source: str = "<string>", on_error: OnError = "raise", stats: ReadStats | None = None
+) -> Iterator[Sentence]:
+    """Stream the sentences of CoNLL-U held in a string."""
+    return _parse_lines(io.StringIO(text), source, on_error, stats)
+
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def _parse_lines(
+    lines: Iterable[str], source: str, on_error: OnError, stats: ReadStats | None
+) -> Iterator[Sentence]:
+    block: list[str] = []
+    start = 0
+    for lineno, line in enumerate(lines, 1):
+        if line.strip():
+            if not block:
+                start = lineno
+            block.append(line.rstrip("\r\n"))
+            continue
+        if block:
+            sent = _finish(block, start, source, on_error, stats)
+            if sent is not None:
+                yield sent
+            block = []
+    if block:
+        sent = _finish(block, start, source, on_error, stats)
+        if sent is not None:
+            yield sent
+
+
+def _finish(
+    block: list[str], start: int, source: str, on_error: OnError, stats: ReadStats | None
+) -> Sentence | None:
+    try:
+        sent = _parse_block(block, start, source)
+    except InputError as e:
+        if on_error == "raise":
+            raise
+        if stats is not None:
+            stats.note_skip(e)
+        return None
+    if stats is not None:
+        stats.sentences += 1
+    return sent
+
+
+def _parse_block(block: list[str], start: int, source: str) -> Sentence:
+    comments: list[str] = []
+    words: list[Word] = []
+    multi: list[MultiwordToken] = []
+    empty: list[str] = []
+    if _UNDECODABLE.search("".join(block)):
+        for offset, line in enumerate(block):
+            if (m := _UNDECODABLE.search(line)) is not None:
+                raise InputError(source, start + offset, f"invalid UTF-8 at character {m.start()}")
+    for offset, line in enumerate(block):
+        lineno = start + offset
+        if line.startswith("#"):
+            if words or multi:
+                raise InputError(source, lineno, "comment line inside a sentence; expected a token")
+            comments.append(line)
+            continue
+        cols = line.split("\t")
+        if len(cols) != 10:
+            raise InputError(
+                source, lineno, f"expected 10 tab-separated columns, found {len(cols)}"
+            )
+        ident = cols[0]
+        if ident.isdigit():
+            expected = len(words) + 1
+            if int(ident) != expected:
+                raise InputError(
+                    source, lineno, f"word ID {ident} out of order, expected {expected}"
+                )
+            head = cols[6]
+            if not head.isdigit():
+                raise InputError(source, lineno, f"HEAD {head!r} is not a non-negative integer")
+            if any(not c for c in cols):
+                raise InputError(source, lineno, "empty column; use '_' for unknown values")
+            words.append(
+                Word(
+                    expected,
+                    cols[1],
+                    cols[2],
+                    cols[3],
+                    cols[4],
+                    cols[5],
+                    int(head),
+                    cols[7],
+                    cols[8],
+                    cols[9],
+                )
+            )
+        elif "-" in ident:
+            a, _, b = ident.partition("-")
+            if not (a.isdigit() and b.isdigit()) or int(a) >= int(b):
+                raise InputError(
+                    source, lineno, f"bad multiword range {ident!r}, expected N-M with N < M"
+                )
+            if int(a) != len(words) + 1:
+                raise InputError(
+                    source, lineno, f"range {ident} must start at the next word {len(words) + 1}"
+                )
+            multi.append(MultiwordToken(int(a), int(b), cols[1], cols[9]))
+        elif "." in ident:
+            a, _, b = ident.partition(".")
+            if not (a.isdigit() and b.isdigit()) or int(a) != len(words):
+                raise InputError(
+                    source, lineno, f"bad empty node ID {ident!r}, expected {len(words)}.K"
+                )
+            empty.append(line)
+        else:
+            raise InputError(
+                source, lineno, f"bad ID {ident!r}, expected N, N-M (multiword) or N.K (empty)"
+            )
+    if not words:
+        raise InputError(source, start, "sentence without words")
+    n = len(words)
+    for m in multi:
+        if m.end > n:
+            raise InputError(source, start, f"multiword range {m.start}-{m.end} beyond word {n}")
+    problem = check_tree([w.head for w in words])
+    if problem is not None:
+        raise InputError(source, start, f"malformed tree: {problem}")
+    return Sentence(tuple(words), tuple(multi), tuple(comments), tuple(empty), source, start)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def format_sentence(sentence: Sentence) -> str:
+    """CoNLL-U text of one sentence, ending with the blank line."""
+    lines = list(sentence.comments)
+    ranges = {m.start: m for m in sentence.multiword}
+    empties: dict[int, list[str]] = {}
+    for e in sentence.empty_nodes:
+        empties.setdefault(int(e.split("\t", 1)[0].split(".")[0]), []).append(e)
+    lines.extend(empties.get(0, []))
+    for w in sentence.words:
+        m = ranges.get(w.id)
+        if m is not None:
+            lines.append(f"{m.start}-{m.end}\t{m.form}\t_\t_\t_\t_\t_\t_\t_\t{m.misc}")
+        lines.append(
+            f"{w.id}\t{w.form}\t{w.lemma}\t{w.upos}\t{w.xpos}\t{w.feats}\t{w.head}\t{w.deprel}"
+            f"\t{w.deps}\t{w.misc}"
+        )
+        lines.extend(empties.get(w.id, []))
+    return "\n".join(lines) + "\n\n"
+
+
+def write_conllu(sentences: Iterable[Sentence], path: str | os.PathLike[str]) -> int:
+    """Write sentences atomically (``.gz`` gzipped, reproducibly); returns how many."""
+    count = 0
+    with atomic_write(path) as f:
+        for s in sentences:
+            f.write(format_sentence(s))
+            count += 1
+    return count

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import gzip
 import io
+import operator
 import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import IO, Literal, NamedTuple
 
@@ -42,6 +44,7 @@ __all__ = [
     "children",
     "format_sentence",
     "node_depths",
+    "parse_block",
     "parse_conllu",
     "read_conllu",
     "root_index",
@@ -119,25 +122,34 @@ class Sentence:
     source: str = "<memory>"
     line: int = 0
     _surface: tuple[SurfaceToken, ...] = field(default=(), compare=False, repr=False)
+    _tokens: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not self._surface:
-            object.__setattr__(self, "_surface", _surface_tokens(self.words, self.multiword))
+        # Surface forms are computed eagerly (every task reads them); SurfaceToken objects only
+        # when first asked for, or at once when there are multiword tokens.
+        if self.multiword or self._surface:
+            if not self._surface:
+                object.__setattr__(self, "_surface", _surface_tokens(self.words, self.multiword))
+            object.__setattr__(self, "_tokens", tuple(t.form for t in self._surface))
+        else:
+            object.__setattr__(self, "_tokens", tuple(map(_FORM, self.words)))
 
     @property
     def surface(self) -> tuple[SurfaceToken, ...]:
         """Surface tokens in order (multiword tokens once, with their surface form)."""
+        if not self._surface and self.words:
+            object.__setattr__(self, "_surface", _surface_tokens(self.words, self.multiword))
         return self._surface
 
     @property
     def tokens(self) -> tuple[str, ...]:
         """Surface token forms."""
-        return tuple(t.form for t in self._surface)
+        return self._tokens
 
     @property
     def text(self) -> str:
         """Surface tokens joined by single spaces (what the probing files contain)."""
-        return " ".join(t.form for t in self._surface)
+        return " ".join(self._tokens)
 
     @property
     def heads(self) -> tuple[int, ...]:
@@ -155,15 +167,20 @@ class Sentence:
     def surface_index_of_word(self) -> tuple[int, ...]:
         """For each word (0-based), the index of the surface token that contains it."""
         out = [0] * len(self.words)
-        for i, tok in enumerate(self._surface):
+        for i, tok in enumerate(self.surface):
             for w in range(tok.first, tok.last + 1):
                 out[w] = i
         return tuple(out)
 
 
+_FORM = operator.itemgetter(1)
+
+
 def _surface_tokens(
     words: Sequence[Word], multiword: Sequence[MultiwordToken]
 ) -> tuple[SurfaceToken, ...]:
+    if not multiword:
+        return tuple(SurfaceToken(w.form, i, i) for i, w in enumerate(words))
     ranges = {m.start: m for m in multiword}
     out: list[SurfaceToken] = []
     i = 0
@@ -191,6 +208,8 @@ def check_tree(heads: Sequence[int]) -> str | None:
     n = len(heads)
     if n == 0:
         return "sentence has no words"
+    if _is_tree(heads):
+        return None
     roots = [i + 1 for i, h in enumerate(heads) if h == 0]
     for i, h in enumerate(heads):
         if h < 0 or h > n:
@@ -215,6 +234,23 @@ def check_tree(heads: Sequence[int]) -> str | None:
         for p in path:
             state[p] = 2
     return None
+
+
+def _is_tree(heads: Sequence[int]) -> bool:
+    """Fast yes-check (C-level loops): heads in range, one root, no self-loop, no cycle.
+
+    Pointer jumping: after ``k`` rounds every word points to its ancestor ``2**k`` levels up
+    (the root's virtual head 0 points to itself), so all reach 0 iff there is no cycle.
+    """
+    n = len(heads)
+    if min(heads) < 0 or max(heads) > n or heads.count(0) != 1:
+        return False
+    if any(map(operator.eq, heads, range(1, n + 1))):
+        return False
+    up = [0, *heads]
+    for _ in range(n.bit_length()):
+        up = list(map(up.__getitem__, up))
+    return not any(up)
 
 
 def root_index(heads: Sequence[int]) -> int:
@@ -351,7 +387,68 @@ def _finish(
     return sent
 
 
+def parse_block(block: list[str], start: int, source: str) -> Sentence:
+    """Parse one sentence block (its lines without newlines; ``start`` is the first line's number).
+
+    Raises :class:`~xprobe.errors.InputError` for malformed input, exactly as the reader does.
+    """
+    return _parse_block(block, start, source)
+
+
+def _undecodable(block: list[str]) -> bool:
+    """Whether a block holds a character that stands for an undecodable byte."""
+    text = "".join(block)
+    return not text.isascii() and _UNDECODABLE.search(text) is not None
+
+
+_TABS = ("\t",)
+_IDS = tuple(str(i) for i in range(1, 1001))
+
+
+def _parse_simple(block: list[str], start: int, source: str) -> Sentence | None:
+    """Fast path for the common block: comments, then plain word lines with IDs 1..n, ten
+    non-empty columns and integer heads. None when the block is anything else (ranges, empty
+    nodes, any irregularity), which :func:`_parse_block` then parses line by line; so the result
+    and the errors are the same either way."""
+    c = 0
+    n_lines = len(block)
+    while c < n_lines and block[c][:1] == "#":
+        c += 1
+    lines = block[c:] if c else block
+    n = len(lines)
+    if not n or n > len(_IDS) or set(map(str.count, lines, _TABS * n)) != {9}:
+        return None
+    cells = "\t".join(lines).split("\t")
+    if "" in cells or cells[0::10] != list(_IDS[:n]):
+        return None
+    head_cells = cells[6::10]
+    joined = "".join(head_cells)
+    if not (joined.isascii() and joined.isdigit()):
+        return None
+    heads = list(map(int, head_cells))
+    if not _is_tree(heads) or _undecodable(block):
+        return None
+    columns = zip(
+        range(1, n + 1),
+        cells[1::10],
+        cells[2::10],
+        cells[3::10],
+        cells[4::10],
+        cells[5::10],
+        heads,
+        cells[7::10],
+        cells[8::10],
+        cells[9::10],
+        strict=True,
+    )
+    words = tuple(map(tuple.__new__, repeat(Word, n), columns))  # Word(*row), in C
+    return Sentence(words, (), tuple(block[:c]), (), source, start)
+
+
 def _parse_block(block: list[str], start: int, source: str) -> Sentence:
+    fast = _parse_simple(block, start, source)
+    if fast is not None:
+        return fast
     comments: list[str] = []
     words: list[Word] = []
     multi: list[MultiwordToken] = []
@@ -382,7 +479,7 @@ def _parse_block(block: list[str], start: int, source: str) -> Sentence:
             head = cols[6]
             if not head.isdigit():
                 raise InputError(source, lineno, f"HEAD {head!r} is not a non-negative integer")
-            if any(not c for c in cols):
+            if "" in cols:
                 raise InputError(source, lineno, "empty column; use '_' for unknown values")
             words.append(
                 Word(

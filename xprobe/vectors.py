@@ -1,10 +1,25 @@
 """Word vectors: fastText ``.vec`` text files (with or without a header) and ``.bin`` models.
 
 A job rarely needs all of a 2M-word file: pass ``vocab`` and only those words are kept, read in
-one streaming pass. OOV policy: a ``.bin`` model builds a vector for any word from its subwords;
-a ``.vec`` file has no subwords, so an unknown word is *skipped* (InferSent's convention: it adds
-nothing to the sentence); :meth:`WordVectors.lookup` reports which tokens were found.
-Lower-casing is a recorded property (``lowercase``): when True, lookups lower-case the token.
+one streaming pass (lines of unwanted words are never parsed into numbers; the kept rows go into
+a growing float32 buffer, so memory is about ``len(kept) x dim x 4`` bytes).
+
+OOV policy: a ``.bin`` model builds a vector for any word from its character n-grams (fastText
+subwords); a ``.vec`` file has no subwords, so an unknown word is *skipped* (InferSent's
+convention: it adds nothing to the sentence); :meth:`WordVectors.lookup` returns only the
+found tokens and :meth:`WordVectors.coverage` counts them.
+
+Lower-casing is a recorded property (``lowercase``): when True, the file's words are lower-cased
+on reading (the first occurrence wins) and lookups lower-case the token.
+
+``fingerprint`` identifies what a lookup can return: the file's content fingerprint, plus the
+lower-casing and, for a ``.vec`` restricted to a vocabulary, the set of kept words (two tables
+restricted differently skip different words, so they must not share an encoder id).
+
+Example::
+
+    vecs = load_vectors("cc.en.300.vec", vocab={"the", "cat"}, lowercase=True)
+    vecs.lookup(["The", "cat", "zzz"]).shape    # (2, 300): "zzz" is skipped
 """
 
 from __future__ import annotations
@@ -20,7 +35,7 @@ import numpy as np
 from xprobe.errors import InputError, XProbeError
 from xprobe.files import open_text
 
-__all__ = ["WordVectors", "file_fingerprint", "load_vectors"]
+__all__ = ["WordVectors", "file_fingerprint", "load_vectors", "table_fingerprint"]
 
 
 @dataclass
@@ -64,6 +79,14 @@ class WordVectors:
             )
         return None
 
+    def coverage(self, tokens: Iterable[str]) -> tuple[int, int]:
+        """``(found, total)``: how many tokens have a vector (all of them for a ``.bin``)."""
+        found = total = 0
+        for t in tokens:
+            total += 1
+            found += self.subword_model is not None or self._key(t) in self.index
+        return found, total
+
     def lookup(self, tokens: Sequence[str]) -> np.ndarray:
         """``(k, dim)`` vectors of the tokens that have one (OOV tokens of a .vec are skipped)."""
         rows = [v for t in tokens if (v := self.get(t)) is not None]
@@ -82,6 +105,15 @@ def file_fingerprint(path: str | os.PathLike[str]) -> str:
         if size > 2 << 20:
             f.seek(-(1 << 20), os.SEEK_END)
             h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def table_fingerprint(base: str, lowercase: bool, words: Iterable[str] | None) -> str:
+    """Fingerprint of a table: file fingerprint + lower-casing + (sorted) kept words if any."""
+    h = hashlib.sha256(f"{base}|lower={int(lowercase)}".encode())
+    if words is not None:
+        for w in sorted(words):
+            h.update(w.encode("utf-8") + b"\n")
     return h.hexdigest()[:16]
 
 
@@ -108,38 +140,58 @@ def _load_vec(
     p: Path, wanted: set[str] | None, lowercase: bool, max_words: int | None
 ) -> WordVectors:
     words: list[str] = []
-    rows: list[np.ndarray] = []
     seen: set[str] = set()
+    buf: np.ndarray | None = None
     dim = None
+    n_data = 0
     with open_text(p) as f:
         for lineno, line in enumerate(f, 1):
-            parts = line.rstrip("\n").rstrip(" ").split(" ")
-            if lineno == 1 and len(parts) == 2 and all(x.isdigit() for x in parts):
-                dim = int(parts[1])
+            if not line.strip():
                 continue
-            if len(parts) < 2:
-                if not line.strip():
-                    continue
-                raise InputError(str(p), lineno, "expected a word followed by its vector")
+            if lineno == 1 and _is_header(line):
+                dim = int(line.split()[1])
+                continue
+            n_data += 1
+            if max_words is not None and n_data > max_words:
+                break
             if dim is None:
-                dim = len(parts) - 1
+                dim = len(line.rstrip("\n").rstrip(" ").split(" ")) - 1
+            head = line.split(" ", 1)[0]
+            word = head.lower() if lowercase else head
+            if word in seen or (wanted is not None and word not in wanted):
+                continue  # unwanted lines are never parsed: fast on a 2M-word file
+            parts = line.rstrip("\n").rstrip(" ").split(" ")
+            if len(parts) < 2:
+                raise InputError(str(p), lineno, "expected a word followed by its vector")
             if len(parts) - 1 != dim:
                 raise InputError(str(p), lineno, f"expected {dim} values, found {len(parts) - 1}")
-            word = parts[0].lower() if lowercase else parts[0]
-            if max_words is not None and lineno > max_words + 1:
-                break
-            if word in seen or (wanted is not None and word not in wanted):
-                continue
+            if buf is None or len(words) == len(buf):
+                buf = _grow(buf, dim)
             try:
-                rows.append(np.asarray(parts[1:], dtype=np.float32))
+                buf[len(words)] = np.asarray(parts[1:], dtype=np.float32)
             except ValueError:
                 raise InputError(str(p), lineno, "vector values must be numbers") from None
             words.append(word)
             seen.add(word)
     if dim is None:
         raise InputError(str(p), None, "no vectors in file")
-    matrix = np.stack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
-    return WordVectors(words, matrix, lowercase, str(p), file_fingerprint(p))
+    matrix = buf[: len(words)].copy() if buf is not None else np.zeros((0, dim), np.float32)
+    restricted = None if wanted is None and max_words is None else words
+    fp = table_fingerprint(file_fingerprint(p), lowercase, restricted)
+    return WordVectors(words, matrix, lowercase, str(p), fp)
+
+
+def _is_header(line: str) -> bool:
+    parts = line.split()
+    return len(parts) == 2 and all(x.isdigit() for x in parts)
+
+
+def _grow(buf: np.ndarray | None, dim: int) -> np.ndarray:
+    """A float32 row buffer twice as large (at least 1024 rows), keeping the old rows."""
+    new = np.zeros((max(1024, 2 * (0 if buf is None else len(buf))), dim), dtype=np.float32)
+    if buf is not None:
+        new[: len(buf)] = buf
+    return new
 
 
 def _load_bin(p: Path, wanted: set[str] | None, lowercase: bool) -> WordVectors:
@@ -156,4 +208,5 @@ def _load_bin(p: Path, wanted: set[str] | None, lowercase: bool) -> WordVectors:
         if words
         else np.zeros((0, model.get_dimension()), dtype=np.float32)
     )
-    return WordVectors(words, matrix, lowercase, str(p), file_fingerprint(p), subword_model=model)
+    fp = table_fingerprint(file_fingerprint(p), lowercase, None)  # subwords: no word is lost
+    return WordVectors(words, matrix, lowercase, str(p), fp, subword_model=model)

@@ -97,6 +97,10 @@ class TaskSpec:
     prepare: Callable[[Context], Any] = _no_prepare
     uses_bigrams: bool = False
     description: str = ""
+    # Declared strata get equal shares of each (split, label) quota (CoordInv's thirds:
+    # ("longer", "equal", "shorter")). When empty, strata are data-driven: the extractor keeps
+    # every label at the same count within each stratum the data offers (TreeDepth's length bins).
+    strata: tuple[str, ...] = ()
 
     def labels_of(self, ctx: Context) -> tuple[str, ...]:
         """The label set in label order (an open set is kept in ``ctx.data.labels``)."""

@@ -1,6 +1,10 @@
 """SentLen: how many surface tokens the sentence has, as one of six length bins.
 
 Bins follow the SentEval README: 5-8, 9-12, 13-16, 17-20, 21-25, 26-28 tokens, labelled 0..5.
+The bins are a parameter (``bins``: the lower bound of each); the label set follows them, so it
+is computed by ``prepare`` (``labels_of(ctx)``) rather than fixed.
+
+Example: "The cat slept on the mat ." has 7 tokens -> label ``0``.
 """
 
 from __future__ import annotations
@@ -8,14 +12,18 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from xprobe.errors import XProbeError
 from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
+from xprobe.tasks.common import LabelSet
 from xprobe.ud import Sentence
+
+DEFAULT_BINS = (5, 9, 13, 17, 21, 26)
 
 
 @dataclass(frozen=True)
 class Params:
     # lower bound of each bin; the last bin ends at the common maximum length (28)
-    bins: tuple[int, ...] = (5, 9, 13, 17, 21, 26)
+    bins: tuple[int, ...] = DEFAULT_BINS
 
 
 def length_bin(n_tokens: int, bins: tuple[int, ...]) -> int | None:
@@ -25,6 +33,17 @@ def length_bin(n_tokens: int, bins: tuple[int, ...]) -> int | None:
         if n_tokens >= low:
             label = i
     return label
+
+
+def check_bins(task: str, bins: tuple[int, ...]) -> None:
+    """Reject an empty or unsorted list of bin bounds."""
+    if not bins or any(bins[i] >= bins[i + 1] for i in range(len(bins) - 1)):
+        raise XProbeError(f"{task}: length bins {bins!r} must be increasing lower bounds")
+
+
+def prepare(ctx: Context) -> LabelSet:
+    check_bins("SentLen", ctx.params.bins)
+    return LabelSet(tuple(str(i) for i in range(len(ctx.params.bins))))
 
 
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
@@ -38,8 +57,9 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
 TASK = TaskSpec(
     name="SentLen",
     file="sentence_length",
-    labels=tuple(str(i) for i in range(6)),
+    labels=None,
     params=Params,
     candidate=candidate,
+    prepare=prepare,
     description="number of surface tokens, in six bins",
 )

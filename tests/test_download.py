@@ -1,0 +1,183 @@
+"""Downloads against a local HTTP server on 127.0.0.1 (Range support); nothing else is contacted."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from xprobe.cli import main as cli_main
+from xprobe.download import Item, cache_dir, fetch, plan
+from xprobe.errors import XProbeError
+
+
+class RangeHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files from the server's ``root``, honouring ``Range: bytes=N-``; counts requests."""
+
+    def do_GET(self) -> None:
+        server: Server = self.server  # type: ignore[assignment]
+        server.requests.append((self.path, self.headers.get("Range")))
+        path = server.root / self.path.lstrip("/").split("?")[0]
+        if not path.is_file():
+            self.send_error(404)
+            return
+        data = path.read_bytes()
+        rng = self.headers.get("Range")
+        if rng and server.ranges:
+            start = int(rng.split("=")[1].split("-")[0])
+            if start >= len(data):
+                self.send_error(416)
+                return
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            data = data[start:]
+        else:
+            self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class Server(http.server.ThreadingHTTPServer):
+    root: Path
+    ranges: bool = True
+    requests: list[tuple[str, str | None]]
+
+
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loopback only: a proxy from the environment must not see these requests."""
+    for var in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    root = tmp_path / "www"
+    root.mkdir()
+    srv = Server(("127.0.0.1", 0), RangeHandler)
+    srv.root = root
+    srv.requests = []
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def base(srv: Server) -> str:
+    return f"http://127.0.0.1:{srv.server_address[1]}"
+
+
+def put_dump(srv: Server, payload: bytes, listed: bytes | None = None) -> None:
+    d = srv.root / "dewiki" / "20190101"
+    d.mkdir(parents=True)
+    (d / "dewiki-20190101-pages-articles.xml.bz2").write_bytes(payload)
+    sha = hashlib.sha1(listed if listed is not None else payload).hexdigest()
+    (d / "dewiki-20190101-sha1sums.txt").write_text(
+        f"{'0' * 40}  dewiki-20190101-stub-articles.xml.gz\n"
+        f"{sha}  dewiki-20190101-pages-articles.xml.bz2\n"
+    )
+
+
+def test_cache_dir_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("XPROBE_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "xdg" / "xprobe"
+    monkeypatch.setenv("XPROBE_CACHE", str(tmp_path / "env"))
+    assert cache_dir() == tmp_path / "env"
+    assert cache_dir(tmp_path / "flag") == tmp_path / "flag"
+
+
+def test_plan_urls(tmp_path: Path) -> None:
+    (item,) = plan("udpipe", ["de"], cache=tmp_path)
+    assert item.url.endswith("/11234/1-3131/german-gsd-ud-2.5-191206.udpipe?sequence=1")
+    assert item.dest == tmp_path / "udpipe" / "german-gsd-ud-2.5-191206.udpipe"
+    (dump,) = plan("wikipedia", ["de"], cache=tmp_path, date="20190101", base_url="http://h")
+    assert dump.url == "http://h/dewiki/20190101/dewiki-20190101-pages-articles.xml.bz2"
+    assert dump.checksum_url == "http://h/dewiki/20190101/dewiki-20190101-sha1sums.txt"
+    muse = plan("muse", ["de"], cache=tmp_path, muse_split="test")
+    assert [i.url.rsplit("/", 1)[1] for i in muse] == ["en-de.5000-6500.txt", "de-en.5000-6500.txt"]
+    (vec,) = plan("fasttext", ["de"], cache=tmp_path)
+    assert vec.url.endswith("/vectors-wiki/wiki.de.vec")
+    assert plan("xnli", [], cache=tmp_path)[0].dest.name == "XNLI-1.0.zip"
+    with pytest.raises(XProbeError, match="needs --lang"):
+        plan("udpipe", [], cache=tmp_path)
+
+
+def test_download_verifies_checksum_and_completes_atomically(
+    server: Server, tmp_path: Path
+) -> None:
+    payload = bytes(range(256)) * 1000
+    put_dump(server, payload)
+    cache = tmp_path / "cache"
+    (item,) = plan("wikipedia", ["de"], cache=cache, date="20190101", base_url=base(server))
+    path = fetch(item, progress=False)
+    assert path.read_bytes() == payload
+    assert not path.with_name(path.name + ".part").exists()
+    n = len(server.requests)
+    assert fetch(item, progress=False) == path and len(server.requests) == n  # cached
+
+
+def test_resume_after_truncated_partial(server: Server, tmp_path: Path) -> None:
+    payload = b"0123456789" * 5000
+    put_dump(server, payload)
+    (item,) = plan("wikipedia", ["de"], cache=tmp_path, date="20190101", base_url=base(server))
+    part = item.dest.with_name(item.dest.name + ".part")
+    part.parent.mkdir(parents=True)
+    part.write_bytes(payload[:12345])
+    assert fetch(item, progress=False).read_bytes() == payload
+    assert (item.url.split(base(server))[1], "bytes=12345-") in server.requests
+
+
+def test_server_without_range_restarts(server: Server, tmp_path: Path) -> None:
+    server.ranges = False
+    (server.root / "XNLI").mkdir()
+    (server.root / "XNLI" / "XNLI-1.0.zip").write_bytes(b"zipdata" * 100)
+    (item,) = plan("xnli", [], cache=tmp_path, base_url=base(server))
+    part = item.dest.with_name(item.dest.name + ".part")
+    part.parent.mkdir(parents=True)
+    part.write_bytes(b"zipd")
+    assert fetch(item, progress=False).read_bytes() == b"zipdata" * 100
+
+
+def test_checksum_mismatch_is_an_error(server: Server, tmp_path: Path) -> None:
+    put_dump(server, b"real bytes", listed=b"other bytes")
+    (item,) = plan("wikipedia", ["de"], cache=tmp_path, date="20190101", base_url=base(server))
+    with pytest.raises(XProbeError, match="checksum mismatch"):
+        fetch(item, progress=False)
+    assert not item.dest.exists()
+    assert not item.dest.with_name(item.dest.name + ".part").exists()
+
+
+def test_missing_file_and_offline(server: Server, tmp_path: Path) -> None:
+    with pytest.raises(XProbeError, match="HTTP 404"):
+        fetch(Item(base(server) + "/nope.bin", tmp_path / "nope.bin"), progress=False)
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    item = Item(f"http://127.0.0.1:{port}/x.bin", tmp_path / "x.bin")
+    with pytest.raises(XProbeError, match=r"cannot reach 127\.0\.0\.1.*offline"):
+        fetch(item, progress=False)
+
+
+def test_cli_download(server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (server.root / "arrival" / "dictionaries").mkdir(parents=True)
+    for name in ("en-de.txt", "de-en.txt"):
+        (server.root / "arrival" / "dictionaries" / name).write_text("haus house\n")
+    argv = ["download", "muse", "--lang", "de", "--cache-dir", str(tmp_path / "c")]
+    assert cli_main([*argv, "--base-url", base(server), "--no-progress"]) == 0
+    assert (tmp_path / "c" / "muse" / "de-en.txt").read_text() == "haus house\n"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert cli_main(["download", "xnli", "--cache-dir", str(tmp_path / "d"),
+                     "--base-url", f"http://127.0.0.1:{port}"]) == 2  # fmt: skip

@@ -1,0 +1,76 @@
+"""Download what the real pipeline needs into the cache, resumably and with checksums.
+
+WHAT is one of:
+  udpipe       UDPipe 1 models (UD 2.5, LINDAT), the profiles' udpipe_model
+  wikipedia    a Wikipedia dump by language and date (dumps.wikimedia.org), sha1-verified
+  fasttext     fastText vectors named by the profiles' fasttext (wiki.LANG.vec by default)
+  fasttext-cc  Common Crawl fastText vectors cc.LANG.300.vec.gz
+  muse         MUSE bilingual dictionaries SRC-LANG and LANG-SRC
+  xnli         XNLI-1.0.zip
+
+The cache is --cache-dir, else $XPROBE_CACHE, else $XDG_CACHE_HOME/xprobe (~/.cache/xprobe).
+Interrupted downloads resume from NAME.part; finished files appear only when complete.
+
+Examples:
+  xprobe download udpipe --lang en de
+  xprobe download wikipedia --lang de --date 20190101
+  xprobe download muse --lang de es --split test
+  xprobe download xnli
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HELP = "download UDPipe models, Wikipedia dumps, fastText vectors, MUSE dictionaries, XNLI"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from xprobe.download import MUSE_SPLITS, WHAT
+
+    parser.add_argument("what", choices=WHAT, metavar="WHAT", help=", ".join(WHAT))
+    parser.add_argument(
+        "--lang", nargs="+", default=[], metavar="LANG", help="language profiles (codes)"
+    )
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="cache folder override")
+    parser.add_argument(
+        "--date",
+        default="latest",
+        metavar="YYYYMMDD",
+        help="Wikipedia dump date (default 'latest')",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="replace the source's host (a mirror), e.g. https://ftp.acc.umu.se/mirror/wikimedia.org/dumps",
+    )
+    parser.add_argument(
+        "--ext",
+        metavar="EXT",
+        help="fastText file kind: vec (default for wiki.*), bin, vec.gz (default for cc.*), bin.gz",
+    )
+    parser.add_argument("--src", default="en", metavar="LANG", help="MUSE pivot language (en)")
+    parser.add_argument(
+        "--split", default="full", choices=sorted(MUSE_SPLITS), help="MUSE dictionary (full)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    from xprobe.download import cache_dir, fetch, plan
+
+    root = cache_dir(args.cache_dir)
+    items = plan(
+        args.what,
+        args.lang,
+        cache=root,
+        date=args.date,
+        base_url=args.base_url,
+        ext=args.ext,
+        src=args.src,
+        muse_split=args.split,
+    )
+    for item in items:
+        print(fetch(item, progress=not args.no_progress))
+    return 0

@@ -1,0 +1,187 @@
+"""Build the nine probing sets of a language from CoNLL-U parses, or check a built directory.
+
+Two passes over the input: a frequency pass (word and bigram counts), then a selection pass that
+offers every sentence of 5..28 surface tokens to every task. Writes DIR/<task>.txt in SentEval
+format (split<TAB>label<TAB>sentence; tr, va, te in that order) and DIR/manifest.json (sizes,
+parameters, input hashes, counts). Same inputs and seed give byte-identical files.
+
+Examples:
+  xprobe extract --lang en --out probing/en work/en/parsed/*.conllu.gz
+  xprobe extract --lang de --out probing/de --tasks SentLen BShift --sizes 1000,100,100 de.conllu
+  xprobe extract --lang en --out p --param tree_depth.min_depth=4 --allow-partial en.conllu
+  xprobe extract --check probing/en
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from xprobe.errors import XProbeError
+
+HELP = "build the probing sets (SentEval format) from CoNLL-U parses"
+
+log = logging.getLogger(__name__)
+
+
+def _sizes(text: str) -> tuple[int, int, int]:
+    parts = text.split(",")
+    try:
+        values = tuple(int(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 3 or any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError(
+            f"expected TR,VA,TE (three non-negative integers), got {text!r}"
+        )
+    return values  # type: ignore[return-value]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "conllu",
+        nargs="*",
+        metavar="CONLLU",
+        help="CoNLL-U input files, plain or .gz; '-' reads stdin (spooled to a "
+        "temporary file in DIR, since two passes are needed)",
+    )
+    parser.add_argument("--lang", help="language profile: a code (en, de...) or a .toml path")
+    parser.add_argument("--out", type=Path, metavar="DIR", help="output directory")
+    parser.add_argument(
+        "--tasks",
+        nargs="+",
+        metavar="T",
+        help="tasks to build, by name (SentLen) or file (sentence_length); default: all",
+    )
+    parser.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=(100_000, 10_000, 10_000),
+        metavar="TR,VA,TE",
+        help="sentences per split (default 100000,10000,10000)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1111, help="seed of every random choice (default 1111)"
+    )
+    parser.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="write a task that cannot be filled with what was found (still "
+        "balanced) and mark it partial, instead of failing",
+    )
+    parser.add_argument(
+        "--no-exclusive",
+        action="store_true",
+        help="let one source sentence feed several tasks (default: at most one)",
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="TASK.NAME=VALUE",
+        help="set a task parameter, overriding the profile's [tasks.<file>]; "
+        "e.g. past_present.min_freq=50; lists are comma-separated; repeatable",
+    )
+    parser.add_argument(
+        "--on-error",
+        choices=("raise", "skip"),
+        default="raise",
+        help="malformed sentence: stop with its file and line (raise, default) "
+        "or skip it and count it in the manifest (skip)",
+    )
+    parser.add_argument(
+        "--provenance",
+        action="store_true",
+        help="also write DIR/<task>.provenance.tsv, aligned with each task "
+        "file: split, label, source file, line, sent_id, key",
+    )
+    parser.add_argument(
+        "--min-tokens",
+        type=int,
+        default=5,
+        help="shortest sentence used, in surface tokens (default 5)",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=28,
+        help="longest sentence used, in surface tokens (default 28)",
+    )
+    parser.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show progress bars (default: only on a terminal)",
+    )
+    parser.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="never show progress bars"
+    )
+    parser.add_argument(
+        "--check",
+        type=Path,
+        metavar="DIR",
+        help="instead of extracting, validate the directory DIR "
+        "(format, split order, balance, repeats, keys, manifest); exit 1 on "
+        "problems",
+    )
+
+
+def parse_params(items: list[str]) -> dict[str, dict[str, str]]:
+    """``["task.name=value", ...]`` -> ``{task: {name: value}}``."""
+    out: dict[str, dict[str, str]] = {}
+    for item in items:
+        target, eq, value = item.partition("=")
+        task, dot, name = target.partition(".")
+        if not (eq and dot and task and name):
+            raise XProbeError(
+                f"--param {item!r}: expected TASK.NAME=VALUE, e.g. tree_depth.max_depth=8"
+            )
+        out.setdefault(task, {})[name] = value
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.check is not None:
+        from xprobe.extract_check import check_probing_dir
+
+        problems = check_probing_dir(args.check)
+        for p in problems:
+            print(p)
+        if problems:
+            log.error("%s: %d problem(s)", args.check, len(problems))
+            return 1
+        log.info("%s: ok", args.check)
+        return 0
+    if not args.lang or args.out is None or not args.conllu:
+        raise XProbeError(
+            "extract needs --lang, --out and at least one CoNLL-U file (or --check DIR)"
+        )
+    from xprobe.extract import ExtractConfig, extract
+
+    config = ExtractConfig(
+        lang=args.lang,
+        out=args.out,
+        inputs=list(args.conllu),
+        tasks=args.tasks,
+        sizes=args.sizes,
+        seed=args.seed,
+        allow_partial=args.allow_partial,
+        exclusive=not args.no_exclusive,
+        params=parse_params(args.param),
+        on_error=args.on_error,
+        provenance=args.provenance,
+        min_tokens=args.min_tokens,
+        max_tokens=args.max_tokens,
+        progress=args.progress,
+    )
+    manifest = extract(config)
+    partial = [t for t, e in manifest["tasks"].items() if e["partial"]]
+    log.info(
+        "wrote %d task file(s) to %s%s",
+        len(manifest["tasks"]),
+        args.out,
+        f"; partial: {', '.join(partial)}" if partial else "",
+    )
+    return 0

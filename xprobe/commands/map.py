@@ -1,0 +1,190 @@
+"""Map an English sentence encoder to another language (X-Probe section 5.2).
+
+A student encoder (same architecture as the frozen English teacher from `xprobe train-nli`, random
+initialisation, over the mapped target word vectors from `xprobe map-vectors`) learns to give a
+target sentence the teacher's vector of its English translation, with the loss
+||x - y||^2 - lambda (||x_c - y||^2 + ||x - y_c||^2) over in-batch contrastive sentences.
+After each epoch it reports XNLI dev accuracy in the target language (the teacher's NLI classifier
+on the student's vectors; the stopping rule, patience 2), the MSE to the teacher and translation
+retrieval accuracy on held-out pairs. The output directory is an encoder for `xprobe probe`.
+
+Settings come from a recipe (mapping/en-xx.toml via --pair, or --recipe FILE; data paths in it are
+relative to --data-dir) and/or flags; a flag overrides the recipe. When the recipe's mapped vectors
+do not exist yet but its [vectors] section names source, target and dictionary, the word vectors
+are mapped first.
+
+Examples:
+  xprobe map --pair en-de --data-dir data
+  xprobe map --teacher models/en-bilstm-max --vectors de.mapped.vec --teacher-vectors en.vec \\
+      --parallel ep.en ep.de --xnli-dev xnli/dev-de.tsv --target-lang de --out models/de-bilstm-max
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+from typing import Any
+
+HELP = "map an English encoder to a target language on parallel text (XNLI early stopping)"
+
+log = logging.getLogger(__name__)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("recipe")
+    g.add_argument("--pair", help="use the recipe mapping/PAIR.toml, e.g. en-de")
+    g.add_argument("--recipe", help="use this recipe TOML file instead")
+    g.add_argument("--data-dir", help="root of the recipe's data paths (default: its data_dir)")
+    g = p.add_argument_group("inputs (override the recipe)")
+    g.add_argument("--teacher", help="frozen English encoder directory from `xprobe train-nli`")
+    g.add_argument("--vectors", help="mapped target word vectors (.vec from `xprobe map-vectors`)")
+    g.add_argument(
+        "--teacher-vectors",
+        help="the full English .vec the teacher was trained with (its words and values are "
+        "checked), so the teacher knows the words of the corpus and not only its NLI vocabulary",
+    )
+    g.add_argument(
+        "--parallel", nargs=2, metavar=("SRC", "TGT"), help="aligned English/target files"
+    )
+    g.add_argument("--parallel-tsv", help="one 'english<TAB>target' file instead of --parallel")
+    g.add_argument("--xnli-dev", help="XNLI dev file: official xnli.dev.tsv or premise/hyp/label")
+    g.add_argument("--xnli-dev-en", help="English XNLI dev, to report the teacher's accuracy")
+    g.add_argument(
+        "--xnli-language", help="language kept from an official XNLI file (default: target)"
+    )
+    g.add_argument("--source-lang", help="source language code (default en)")
+    g.add_argument("--target-lang", help="target language code (tokeniser, XNLI filter)")
+    g.add_argument("--out", help="output encoder directory")
+    g = p.add_argument_group("training (override the recipe)")
+    g.add_argument(
+        "--lambda", dest="lam", type=float, help="contrastive weight, 0 <= lambda < 0.5 (0.25)"
+    )
+    g.add_argument("--epochs", type=int, help="maximum epochs (default 10)")
+    g.add_argument("--patience", type=int, help="stop after N epochs without XNLI gain (default 2)")
+    g.add_argument("--batch-size", type=int, help="pairs per step (default 64)")
+    g.add_argument("--lr", type=float, help="Adam learning rate (default 0.001)")
+    g.add_argument("--seed", type=int, help="seed for initialisation, shuffling, negatives (1)")
+    g.add_argument("--heldout", type=int, help="pairs held out for MSE and retrieval (1000)")
+    g.add_argument("--max-pairs", type=int, help="use at most N filtered pairs (default all)")
+    g.add_argument("--min-length", type=int, help="minimum tokens per side (1)")
+    g.add_argument("--max-length", type=int, help="maximum tokens per side (50)")
+    g.add_argument("--max-ratio", type=float, help="maximum length ratio of a pair (3.0)")
+    g.add_argument(
+        "--keep-vocab",
+        type=int,
+        help="also keep the N most frequent mapped words in the output encoder, beyond the "
+        "corpus and XNLI words, so probing sentences find vectors (100000; 0 = none)",
+    )
+    g.add_argument("--max-xnli", type=int, help="use only the first N XNLI dev pairs")
+    p.add_argument("--device", default="auto", help="auto, cpu or cuda[:N] (default auto)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="torch CPU threads (default: torch's choice; 1 is often faster on a busy machine)",
+    )
+    p.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+
+
+_FLAG_FIELDS = (
+    "teacher", "vectors", "teacher_vectors", "xnli_dev", "xnli_dev_en", "xnli_language",
+    "source_lang", "target_lang", "out", "lam", "epochs", "patience", "batch_size", "lr", "seed",
+    "heldout", "max_pairs", "min_length", "max_length", "max_ratio", "keep_vocab", "max_xnli",
+)  # fmt: skip
+
+
+def _from_recipe(args: argparse.Namespace) -> dict[str, Any]:
+    """MapConfig fields from the recipe (empty when none is given)."""
+    from xprobe.recipes import load_recipe
+
+    name = args.recipe or args.pair
+    if not name:
+        return {}
+    r = load_recipe(name)
+    at = lambda rel: r.path_of(rel, args.data_dir)  # noqa: E731
+    fields: dict[str, Any] = {
+        "teacher": r.teacher, "vectors": at(r.vectors.mapped),
+        "teacher_vectors": at(r.vectors.source),
+        "xnli_dev": at(r.stopping.xnli_dev), "xnli_dev_en": at(r.stopping.xnli_dev_en),
+        "xnli_language": r.stopping.language, "source_lang": r.source_lang,
+        "target_lang": r.target_lang, "out": r.out, "lam": r.training.lam,
+        "epochs": r.training.epochs, "patience": r.stopping.patience,
+        "batch_size": r.training.batch_size, "lr": r.training.lr, "seed": r.training.seed,
+        "heldout": r.parallel.heldout, "max_pairs": r.parallel.max_pairs or None,
+        "min_length": r.parallel.min_length, "max_length": r.parallel.max_length,
+        "max_ratio": r.parallel.max_ratio, "max_vocab": r.vectors.max_vocab,
+        "parallel_src": at(r.parallel.src), "parallel_tgt": at(r.parallel.tgt),
+        "parallel_tsv": at(r.parallel.tsv), "recipe": r,
+    }  # fmt: skip
+    return {k: v for k, v in fields.items() if v not in ("", None)}
+
+
+def _map_words_first(recipe, data_dir: str | None, out: str, max_vocab: int) -> None:
+    """Run map-vectors for a recipe whose mapped vectors are missing."""
+    from xprobe.errors import XProbeError
+    from xprobe.files import write_json
+    from xprobe.vectors import load_vectors
+    from xprobe.wordmap import map_vectors, read_dictionary, write_vectors
+
+    v = recipe.vectors
+    if not (v.source and v.target and v.dictionary):
+        raise XProbeError(f"{out}: mapped vectors not found, and the recipe cannot make them")
+    at = lambda rel: recipe.path_of(rel, data_dir)  # noqa: E731
+    log.info("mapped vectors %s missing: mapping %s first", out, at(v.target))
+    src = load_vectors(at(v.source), max_words=max_vocab)
+    tgt = load_vectors(at(v.target), max_words=max_vocab)
+    test = read_dictionary(at(v.test_dictionary)) if v.test_dictionary else None
+    result = map_vectors(src, tgt, read_dictionary(at(v.dictionary)), test_pairs=test)
+    write_vectors(out, result.mapped)
+    write_json(str(Path(out).with_suffix(".json")), result.report)
+
+
+def build_config(args: argparse.Namespace):
+    """The MapConfig of the recipe overridden by the flags given."""
+    from xprobe.errors import XProbeError
+    from xprobe.sentmap import MapConfig
+
+    fields = _from_recipe(args)
+    recipe, max_vocab = fields.pop("recipe", None), fields.pop("max_vocab", 200000)
+    for name in _FLAG_FIELDS:
+        if getattr(args, name, None) is not None:
+            fields[name] = getattr(args, name)
+    if args.parallel or args.parallel_tsv:
+        fields.pop("parallel_src", None), fields.pop("parallel_tgt", None)
+        fields.pop("parallel_tsv", None)
+        if args.parallel:
+            fields["parallel_src"], fields["parallel_tgt"] = args.parallel
+        else:
+            fields["parallel_tsv"] = args.parallel_tsv
+    missing = [
+        n for n in ("teacher", "vectors", "out", "target_lang", "xnli_dev") if n not in fields
+    ]
+    if missing or not ("parallel_src" in fields or "parallel_tsv" in fields):
+        need = [f"--{n.replace('_', '-')}" for n in missing]
+        need += [] if ("parallel_src" in fields or "parallel_tsv" in fields) else ["--parallel"]
+        raise XProbeError(f"map needs {', '.join(need)} (from flags or a recipe: --pair en-xx)")
+    if recipe is not None and not Path(fields["vectors"]).exists():
+        _map_words_first(recipe, args.data_dir, fields["vectors"], max_vocab)
+    fields["device"], fields["resume"], fields["threads"] = args.device, args.resume, args.threads
+    if recipe is not None:
+        fields["extra"] = {"recipe": recipe.path}
+    return MapConfig(**fields)
+
+
+def run(args: argparse.Namespace) -> int:
+    from xprobe.sentmap import map_encoder
+
+    cfg = build_config(args)
+    summary = map_encoder(cfg)
+    best = summary["best"]
+    line = (
+        f"best epoch {summary['best_epoch']}: "
+        f"XNLI {cfg.target_lang} dev acc {best['xnli_acc']:.4f}, "
+        f"held-out MSE {best['heldout_mse']:.4f}, retrieval xx->en {best['retrieval_xx_en']:.3f} "
+        f"en->xx {best['retrieval_en_xx']:.3f}"
+    )
+    if "teacher_xnli_en_acc" in summary:
+        line += f"; teacher XNLI en acc {summary['teacher_xnli_en_acc']:.4f}"
+    print(line + f"; wrote {cfg.out}")
+    return 0

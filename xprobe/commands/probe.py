@@ -1,0 +1,127 @@
+"""Probe a frozen sentence encoder on a folder of probing sets; append tidy records.
+
+For each task: read the sets (SentEval files TASK.txt or X-Probe folders TASK/{tr,va,te}.txt),
+encode each split through the embedding cache, train every grid point on the training split,
+select on the validation split (SentEval's protocol), and append one record per (encoder,
+language, task, classifier, seed, split) to RESULTS.jsonl. Records already present are skipped.
+A set without a training split (X-Probe's released va/te) trains on va and splits te in halves
+into validation and test (recorded in the record's "protocol").
+
+Encoder specs:
+  bov:PATH.vec|.bin           mean of word vectors        pmeans:PATH   mean/min/max of vectors
+  random:ARCH:PATH[:SEED]     untrained neural encoder    npy:FILE.npy  precomputed (file order)
+  python:module:function      callable(list of token lists) -> array
+  DIR                         a checkpoint from train-nli / map
+
+Examples:
+  xprobe probe --encoder bov:vectors/en.vec --data probing/en --out results/en.jsonl
+  xprobe probe --data probing/en --out results/en.jsonl --classifier majority length nb-unigram
+  xprobe probe --encoder models/de-bilstm-max --data probing/de --out r.jsonl --seeds 3 --grid full
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections import defaultdict
+
+HELP = "probe an encoder on probing sets (MLP/LR with dev selection, baselines); append records"
+
+log = logging.getLogger(__name__)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from xprobe.probe import CLASSIFIERS
+
+    p.add_argument("--encoder", metavar="SPEC", help="encoder spec (see above); not needed "
+                   "when only encoder-free baselines are requested")  # fmt: skip
+    p.add_argument("--data", required=True, metavar="DIR", help="folder of probing sets")
+    p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (appended)")
+    p.add_argument("--lang", help="language code for the records (default: manifest.json's "
+                   "'language', else the folder name)")  # fmt: skip
+    p.add_argument("--layout", choices=("auto", "senteval", "xprobe"), default="auto",
+                   help="senteval: TASK.txt files; xprobe: TASK/{tr,va,te}.txt (default: auto)")  # fmt: skip
+    p.add_argument("--tasks", nargs="+", metavar="TASK",
+                   help="tasks to probe, by short name (SentLen) or file stem (default: all)")  # fmt: skip
+    p.add_argument("--classifier", nargs="+", choices=CLASSIFIERS, default=["mlp"],
+                   help="mlp (sigmoid hidden layer), lr, nb (Gaussian NB), rf (random forest) on "
+                   "embeddings; majority, length, nb-unigram, nb-bigram baselines need no "
+                   "encoder (default: mlp)")  # fmt: skip
+    p.add_argument("--seeds", type=int, default=1, metavar="N",
+                   help="run seeds 0..N-1 (init, order, dropout; default 1)")  # fmt: skip
+    p.add_argument("--grid", choices=("default", "senteval", "full", "none"), default="default",
+                   help="model selection grid on the validation split: default = L2 in "
+                   "1e-5..1e-1; senteval = 1e-5..1e-2 (SentEval's code); full = default x "
+                   "hidden {50,100,200} x dropout {0,.1,.2} (MLP); none = no L2")  # fmt: skip
+    p.add_argument("--hidden", type=int, default=150,
+                   help="MLP hidden units outside the full grid (X-Probe: 150)")  # fmt: skip
+    p.add_argument("--max-train", type=int, metavar="N",
+                   help="class-balanced subsample of at most N training sentences")  # fmt: skip
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="where to encode and train (auto: cuda when available)")  # fmt: skip
+    p.add_argument("--batch-size", type=int, default=128, metavar="N",
+                   help="sentences per encoder call (default 128)")  # fmt: skip
+    p.add_argument("--train-batch", type=int, default=1024, metavar="N",
+                   help="classifier minibatch size (default 1024)")  # fmt: skip
+    p.add_argument("--max-epochs", type=int, default=60, help="classifier passes (default 60)")
+    p.add_argument("--patience", type=int, default=5,
+                   help="passes without better validation accuracy before stopping (default 5)")  # fmt: skip
+    p.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default: $XPROBE_CACHE, "
+                   "else $XDG_CACHE_HOME/xprobe/embeddings)")  # fmt: skip
+    p.add_argument("--force", action="store_true",
+                   help="redo work already recorded (replaces those records)")  # fmt: skip
+    p.add_argument("--name", help="encoder name in the records (default: from the spec)")
+    p.add_argument("--dataset", help="dataset name in the records (default: the data folder's "
+                   "parent folder name), e.g. to compare two English datasets")  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    from xprobe.classifiers import TrainConfig
+    from xprobe.probe import ProbeOptions, run_probe
+
+    opts = ProbeOptions(
+        tasks=args.tasks,
+        classifiers=tuple(dict.fromkeys(args.classifier)),
+        seeds=args.seeds,
+        grid=args.grid,
+        hidden=args.hidden,
+        max_train=args.max_train,
+        batch_size=args.batch_size,
+        cache_dir=args.cache_dir,
+        force=args.force,
+        name=args.name,
+        dataset=args.dataset,
+        layout=args.layout,
+        language=args.lang,
+        device=args.device,
+        train=TrainConfig(
+            batch_size=args.train_batch,
+            max_epochs=args.max_epochs,
+            patience=args.patience,
+            progress=True,
+        ),
+    )
+    records = run_probe(args.encoder, args.data, args.out, opts)
+    print(summary_table(records) if records else f"nothing to do: all recorded in {args.out}")
+    return 0
+
+
+def summary_table(records: list[dict]) -> str:
+    """Mean (± std over seeds) test accuracy in %, rows tasks, columns classifiers."""
+    import numpy as np
+
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for r in records:
+        if r["split"] == "test":
+            cells[(r["task"], r["classifier"])].append(100 * r["value"])
+    tasks = list(dict.fromkeys(t for t, _ in cells))
+    clfs = list(dict.fromkeys(c for _, c in cells))
+    lines = ["task".ljust(12) + "".join(c.rjust(14) for c in clfs)]
+    for t in tasks:
+        row = t.ljust(12)
+        for c in clfs:
+            v = cells.get((t, c))
+            txt = "" if not v else f"{np.mean(v):.1f}" + (f"±{np.std(v):.1f}" if len(v) > 1 else "")
+            row += txt.rjust(14)
+        lines.append(row)
+    return "\n".join(lines)

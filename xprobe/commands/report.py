@@ -1,0 +1,50 @@
+"""Tables and heatmaps from probe records.
+
+Writes into DIR: per dataset/classifier/language a task x encoder table (Markdown + CSV, like
+X-Probe's Table 4); per task the mean and std across languages and encoders (Table 1); PNG
+heatmaps of each language relative to the reference language (Figure 4) and of two datasets of
+the reference language against each other (Figure 2; datasets are the records' "dataset" field);
+with --xnli, Spearman correlations between probing and XNLI accuracy (Figure 3); with several
+(classifier, --max-train) settings over >= 3 encoders, the stability of encoder rankings (Eger et
+al. 2020); and report.md with everything.
+
+Examples:
+  xprobe report results/*.jsonl --out report/
+  xprobe report results/all.jsonl --out report/ --reference-lang en --xnli xnli.tsv
+"""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "tables (Markdown/CSV) and heatmaps (PNG) from probe result records"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("results", nargs="+", metavar="RESULTS.jsonl", help="probe record files")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--reference-lang", default="en",
+                   help="language the heatmaps are relative to (default: en)")  # fmt: skip
+    p.add_argument("--xnli", metavar="FILE",
+                   help="XNLI accuracies: JSON {lang: {encoder: acc}} or TSV/CSV rows "
+                   "language, encoder, accuracy")  # fmt: skip
+    p.add_argument("--skip-bad-lines", action="store_true",
+                   help="drop unreadable record lines with a warning instead of failing")  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    from xprobe.report import write_report
+    from xprobe.results import read_records
+
+    from pathlib import Path
+
+    from xprobe.errors import XProbeError
+
+    missing = [p for p in args.results if not Path(p).is_file()]
+    if missing:
+        raise XProbeError(f"results file not found: {missing[0]}")
+    on_error = "skip" if args.skip_bad_lines else "raise"
+    records = [r for path in args.results for r in read_records(path, on_error=on_error)]
+    paths = write_report(records, args.out, args.reference_lang, args.xnli)
+    print(f"{len(paths)} files written to {args.out}")
+    return 0

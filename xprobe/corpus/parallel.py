@@ -1,0 +1,143 @@
+"""Where shards are parsed: in-process, in N worker processes, or on a Dask cluster.
+
+Every executor takes :class:`ParseJob` objects and returns futures of :class:`ParseResult`
+(``.result()`` raises what the worker raised). Each worker process loads the UDPipe model once
+(:func:`xprobe.corpus.udpipe.get_parser` caches it per process). The caller keeps results in
+shard order, so the output never depends on which worker finished first.
+
+* ``workers=0``: parse in the calling process (no parallelism; simplest to debug).
+* ``workers=N``: ``N`` processes (``spawn``), while the calling process reads, segments,
+  tokenises and filters the next shards.
+* ``scheduler="local"``: a Dask ``LocalCluster`` with ``N`` single-threaded worker processes;
+  ``scheduler="tcp://host:8786"``: an existing Dask cluster (the model path must exist on every
+  worker machine; shards come back to the caller, which writes them).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from xprobe.errors import XProbeError
+
+__all__ = ["Executor", "ParseJob", "ParseResult", "make_executor", "parse_job"]
+
+
+@dataclass(frozen=True)
+class ParseJob:
+    """One shard to parse: token lists in order, numbered from ``first_id``."""
+
+    index: int
+    first_id: int
+    sentences: Sequence[Sequence[str]]
+    model_path: str
+    mode: str
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    index: int
+    conllu: str
+    sentences: int
+    words: int
+    seconds: float
+
+
+def parse_job(job: ParseJob) -> ParseResult:
+    """Parse one shard (runs in a worker; the model is loaded once per process)."""
+    from xprobe.corpus.udpipe import get_parser
+
+    t0 = time.perf_counter()
+    conllu, words = get_parser(job.model_path, job.mode).parse(job.sentences, job.first_id)
+    return ParseResult(job.index, conllu, len(job.sentences), words, time.perf_counter() - t0)
+
+
+class Executor(Protocol):
+    workers: int
+    description: str
+
+    def submit(self, job: ParseJob) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class SerialExecutor:
+    """Parse in the calling process."""
+
+    workers = 1
+    description = "in-process"
+
+    def submit(self, job: ParseJob) -> cf.Future[ParseResult]:
+        fut: cf.Future[ParseResult] = cf.Future()
+        try:
+            fut.set_result(parse_job(job))
+        except BaseException as e:  # delivered through .result(), like the other executors
+            fut.set_exception(e)
+        return fut
+
+    def close(self) -> None:
+        pass
+
+
+class ProcessExecutor:
+    """``workers`` spawned processes."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.description = f"{workers} processes"
+        ctx = multiprocessing.get_context("spawn")
+        self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+    def submit(self, job: ParseJob) -> cf.Future[ParseResult]:
+        return self._pool.submit(parse_job, job)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskExecutor:
+    """A Dask cluster: ``"local"`` starts a LocalCluster, anything else is a scheduler address."""
+
+    def __init__(self, scheduler: str, workers: int, processes: bool = True) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise XProbeError("--scheduler needs dask[distributed] installed") from None
+        self._cluster = None
+        if scheduler == "local":
+            self._cluster = LocalCluster(
+                n_workers=max(1, workers),
+                threads_per_worker=1,
+                processes=processes,
+                dashboard_address=None,
+            )
+            self._client = Client(self._cluster)
+        else:
+            try:
+                self._client = Client(scheduler, timeout=30)
+            except OSError as e:
+                raise XProbeError(f"cannot reach Dask scheduler {scheduler}: {e}") from None
+        n = len(self._client.scheduler_info().get("workers", {}))
+        self.workers = max(1, n)
+        self.description = f"dask {scheduler} ({n} workers)"
+
+    def submit(self, job: ParseJob) -> Any:
+        return self._client.submit(parse_job, job, pure=False)
+
+    def close(self) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def make_executor(workers: int, scheduler: str | None = None) -> Executor:
+    """The executor for ``--workers``/``--scheduler`` (see the module doc)."""
+    if scheduler:
+        return DaskExecutor(scheduler, workers)
+    if workers <= 0:
+        return SerialExecutor()
+    return ProcessExecutor(workers)

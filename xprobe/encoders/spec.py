@@ -1,0 +1,178 @@
+"""``--encoder SPEC``: which encoder to probe, as one string.
+
+=============================  ===============================================================
+``bov:PATH.vec|.bin``           mean of word vectors (:class:`~xprobe.encoders.bov.BoVEncoder`)
+``pmeans:PATH``                 concatenated mean/min/max of word vectors
+``random:ARCH:PATH[:SEED]``     an untrained, randomly initialised neural encoder (ARCH one of
+                                ``xprobe.encoders.neural.ARCHITECTURES``) over the vectors
+``npy:FILE.npy`` / ``npy:DIR``  precomputed embeddings aligned with the task file rows (file
+                                order; for a folder, ``DIR/<task file stem>.npy`` per task)
+``python:module:function``      a callable ``list of token lists -> array (n, dim)``
+a directory                     a project checkpoint (``train-nli`` / ``map`` output)
+=============================  ===============================================================
+
+Example::
+
+    enc = parse_encoder("bov:vectors/en.vec", vocab={"a", "cat"})
+    default_name("random:bilstm-max:en.vec:3")   # 'random-bilstm-max-en-s3'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xprobe.encoders.base import Encoder
+from xprobe.errors import XProbeError
+
+__all__ = ["CallableEncoder", "NpyEmbeddings", "default_name", "parse_encoder"]
+
+
+class CallableEncoder:
+    """Wraps ``fn(list of token lists) -> array``; the id includes a digest of its source file."""
+
+    def __init__(self, fn: Callable[[list[list[str]]], Any], name: str) -> None:
+        self.fn = fn
+        self.calls = 0
+        src = inspect.getsourcefile(fn) if callable(fn) else None
+        digest = ""
+        if src and Path(src).is_file():
+            digest = hashlib.sha256(Path(src).read_bytes()).hexdigest()[:16]
+        self._id = f"python:{name}:{digest}"
+        self._dim: int | None = getattr(fn, "dim", None)
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self.encode([["."]])
+        assert self._dim is not None
+        return self._dim
+
+    def encode(self, batch: Sequence[Sequence[str]]) -> np.ndarray:
+        self.calls += 1
+        arr = np.asarray(self.fn([list(s) for s in batch]), dtype=np.float32)
+        if arr.ndim != 2 or arr.shape[0] != len(batch):
+            raise XProbeError(f"{self._id}: returned shape {arr.shape} for {len(batch)} sentences")
+        self._dim = arr.shape[1]
+        return arr
+
+
+class NpyEmbeddings:
+    """Precomputed embeddings: rows aligned with the task file(s), looked up per split.
+
+    Not an encoder of token lists: the probe asks :meth:`for_rows` with the rows of a split.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        if not self.path.exists():
+            raise XProbeError(f"{self.path}: embeddings file or folder not found")
+        self.id = f"npy:{self.path.resolve()}"
+
+    def array(self, task_file: str) -> np.ndarray:
+        p = self.path / f"{task_file}.npy" if self.path.is_dir() else self.path
+        if not p.is_file():
+            raise XProbeError(f"{p}: no precomputed embeddings for task {task_file}")
+        try:
+            arr = np.load(p, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise XProbeError(f"{p}: not a .npy array ({e})") from None
+        if arr.ndim != 2:
+            raise XProbeError(f"{p}: expected a 2-d array (rows, dim), got shape {arr.shape}")
+        return arr
+
+    def for_rows(self, task_file: str, rows: np.ndarray) -> np.ndarray:
+        arr = self.array(task_file)
+        if len(rows) and int(rows.max()) >= arr.shape[0]:
+            raise XProbeError(
+                f"{self.path}: {arr.shape[0]} rows, but the task file has more than "
+                f"{int(rows.max())} sentences; the array must be aligned with the task file"
+            )
+        return np.asarray(arr[rows], dtype=np.float32)
+
+
+def _vectors_path(path: str) -> Path:
+    p = Path(path)
+    if not p.is_file():
+        raise XProbeError(f"{p}: word-vector file not found")
+    return p
+
+
+def parse_encoder(
+    spec: str,
+    vocab: Iterable[str] | None = None,
+    device: str = "cpu",
+    lowercase: bool = False,
+) -> Encoder | NpyEmbeddings:
+    """The encoder a spec names (see the module docstring); ``vocab`` restricts vector loading."""
+    kind, _, rest = spec.partition(":")
+    if kind in ("bov", "pmeans") and rest:
+        from xprobe.encoders.bov import BoVEncoder
+
+        pooling = "mean" if kind == "bov" else "pmeans"
+        return BoVEncoder.from_path(_vectors_path(rest), pooling, vocab, lowercase)
+    if kind == "random" and rest:
+        return _random(rest, vocab, device, lowercase)
+    if kind == "npy" and rest:
+        return NpyEmbeddings(rest)
+    if kind == "python" and rest:
+        module, _, func = rest.rpartition(":")
+        if not module or not func:
+            raise XProbeError(f"--encoder {spec}: expected python:module:function")
+        try:
+            fn = getattr(importlib.import_module(module), func)
+        except (ImportError, AttributeError) as e:
+            raise XProbeError(f"--encoder {spec}: cannot import {func} from {module} ({e})")
+        return CallableEncoder(fn, f"{module}:{func}")
+    if Path(spec).is_dir():
+        from xprobe.encoders.checkpoint import load_encoder
+
+        return load_encoder(spec, device=device)
+    raise XProbeError(
+        f"--encoder {spec!r}: expected bov:PATH, pmeans:PATH, random:ARCH:PATH[:SEED], "
+        "npy:FILE, python:module:function, or a checkpoint directory"
+    )
+
+
+def _random(rest: str, vocab: Iterable[str] | None, device: str, lowercase: bool) -> Encoder:
+    from xprobe.encoders.neural import ARCHITECTURES, random_encoder
+    from xprobe.vectors import load_vectors
+
+    arch, _, path = rest.partition(":")
+    seed = 0
+    head, _, tail = path.rpartition(":")
+    if head and tail.isdigit():
+        path, seed = head, int(tail)
+    if arch not in ARCHITECTURES:
+        raise XProbeError(f"unknown architecture {arch!r}; valid: {', '.join(ARCHITECTURES)}")
+    vectors = load_vectors(_vectors_path(path), vocab=vocab, lowercase=lowercase)
+    return random_encoder(arch, vectors, seed=seed, device=device)
+
+
+def default_name(spec: str) -> str:
+    """A short display name for a spec (``bov:en.vec`` -> ``bov-en``)."""
+    kind, _, rest = spec.partition(":")
+    if kind in ("bov", "pmeans") and rest:
+        return f"{kind}-{Path(rest).name.split('.')[0]}"
+    if kind == "random" and rest:
+        arch, _, path = rest.partition(":")
+        head, _, tail = path.rpartition(":")
+        seed = f"-s{tail}" if head and tail.isdigit() else ""
+        path = head if seed else path
+        return f"random-{arch}-{Path(path).name.split('.')[0]}{seed}"
+    if kind == "npy" and rest:
+        return f"npy-{Path(rest).name.split('.')[0]}"
+    if kind == "python" and rest:
+        return rest.rpartition(":")[2]
+    return Path(spec.rstrip("/")).name or spec

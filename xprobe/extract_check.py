@@ -1,0 +1,189 @@
+"""Validate a probing directory written by ``xprobe extract``: ``xprobe extract --check DIR``.
+
+Checks, per task listed in ``manifest.json``: the SentEval line format, split order (all ``tr``,
+then ``va``, then ``te``), labels from the task's label set, balanced classes per split (equal
+counts, any remainder on the first labels), per-stratum balance where the manifest records
+strata, no sentence repeated within the task or (when the manifest says exclusive) shared with
+another task, lexical keys in one split only, and that counts and SHA-256 agree with the manifest.
+A provenance file, when present, must be aligned with the task file.
+
+Example::
+
+    >>> problems = check_probing_dir("probing/en")  # doctest: +SKIP
+    >>> problems
+    []
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+__all__ = ["check_probing_dir"]
+
+SPLITS = ("tr", "va", "te")
+
+
+def check_probing_dir(directory: str | os.PathLike[str]) -> list[str]:
+    """Problems found in a probing directory (empty list: all good)."""
+    d = Path(directory)
+    try:
+        manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return [f"{d}: no manifest.json (unfinished or not an extraction output)"]
+    except (OSError, ValueError) as e:
+        return [f"{d / 'manifest.json'}: unreadable: {e}"]
+    problems: list[str] = []
+    owner: dict[str, str] = {}
+    exclusive = bool(manifest.get("exclusive", True))
+    for file, entry in sorted(manifest.get("tasks", {}).items()):
+        texts = _check_task(d, file, entry, problems)
+        if exclusive:
+            for text in texts:
+                other = owner.setdefault(text, file)
+                if other != file:
+                    problems.append(f"{file}: sentence also in {other}: {text[:60]!r}")
+    return problems
+
+
+def _check_task(d: Path, file: str, entry: dict[str, Any], problems: list[str]) -> set[str]:
+    path = d / entry.get("file", f"{file}.txt")
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        problems.append(f"{path}: cannot read: {e.strerror or e}")
+        return set()
+    if entry.get("sha256") and hashlib.sha256(raw).hexdigest() != entry["sha256"]:
+        problems.append(f"{path}: SHA-256 differs from the manifest")
+    labels = entry.get("labels", [])
+    rows = _parse_rows(path, raw.decode("utf-8", "surrogateescape"), set(labels), problems)
+    if entry.get("lines") is not None and entry["lines"] != len(rows):
+        problems.append(f"{path}: {len(rows)} lines, manifest says {entry['lines']}")
+    texts: set[str] = set()
+    for i, (_, _, text) in enumerate(rows, 1):
+        if text in texts:
+            problems.append(f"{path}:{i}: sentence repeated within the task: {text[:60]!r}")
+        texts.add(text)
+    _check_counts(path, rows, entry, labels, problems)
+    _check_strata(path, entry, labels, problems)
+    _check_keys(path, entry, problems)
+    if entry.get("provenance"):
+        _check_provenance(d / entry["provenance"], rows, entry, problems)
+    return texts
+
+
+def _parse_rows(
+    path: Path, text: str, labels: set[str], problems: list[str]
+) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    last = 0
+    if text and not text.endswith("\n"):
+        problems.append(f"{path}: last line has no newline")
+    for i, line in enumerate(text.splitlines(), 1):
+        cols = line.split("\t")
+        if len(cols) != 3:
+            problems.append(f"{path}:{i}: expected split<TAB>label<TAB>sentence")
+            continue
+        split, label, sentence = cols
+        if split not in SPLITS:
+            problems.append(f"{path}:{i}: unknown split {split!r}")
+            continue
+        if SPLITS.index(split) < last:
+            problems.append(f"{path}:{i}: split {split} after {SPLITS[last]}")
+        last = max(last, SPLITS.index(split))
+        if labels and label not in labels:
+            problems.append(f"{path}:{i}: label {label!r} not in the manifest's labels")
+        if not sentence or sentence != " ".join(sentence.split()):
+            problems.append(f"{path}:{i}: sentence empty or not single-spaced")
+        rows.append((split, label, sentence))
+    return rows
+
+
+def _balanced(counts: list[int]) -> bool:
+    """Equal counts, any remainder (+1) on a prefix of the labels."""
+    if not counts:
+        return True
+    low = min(counts)
+    return max(counts) - low <= 1 and counts == sorted(counts, reverse=True)
+
+
+def _check_counts(
+    path: Path,
+    rows: list[tuple[str, str, str]],
+    entry: dict[str, Any],
+    labels: list[str],
+    problems: list[str],
+) -> None:
+    found = Counter((s, lab) for s, lab, _ in rows)
+    sizes = entry.get("sizes", {})
+    for split in SPLITS:
+        per = [found[(split, lab)] for lab in labels]
+        total = sum(per)
+        if not _balanced(per):
+            problems.append(
+                f"{path}: {split} classes not balanced: {dict(zip(labels, per, strict=True))}"
+            )
+        written = entry.get("written", {}).get(split, {})
+        if written and (
+            written.get("total") != total
+            or written.get("classes") != dict(zip(labels, per, strict=True))
+        ):
+            problems.append(f"{path}: {split} counts differ from the manifest")
+        asked = sizes.get(split)
+        if asked is not None and (total > asked or (total < asked and not entry.get("partial"))):
+            problems.append(f"{path}: {split} has {total} lines, {asked} asked, not partial")
+
+
+def _check_strata(
+    path: Path, entry: dict[str, Any], labels: list[str], problems: list[str]
+) -> None:
+    declared = entry.get("strata_declared") or []
+    for split, cells in (entry.get("strata") or {}).items():
+        if declared:
+            for lab in labels:
+                per = [cells.get(s, {}).get(lab, 0) for s in declared]
+                if not _balanced(per):
+                    problems.append(
+                        f"{path}: {split} label {lab} not split evenly over strata: {per}"
+                    )
+            continue
+        for stratum, counts in cells.items():
+            per = [counts.get(lab, 0) for lab in labels]
+            if max(per, default=0) - min(per, default=0) > 1:
+                problems.append(f"{path}: {split} stratum {stratum!r} unbalanced: {per}")
+
+
+def _check_keys(path: Path, entry: dict[str, Any], problems: list[str]) -> None:
+    seen: dict[str, str] = {}
+    for split, keys in (entry.get("keys") or {}).items():
+        for key in keys:
+            other = seen.setdefault(key, split)
+            if other != split:
+                problems.append(f"{path}: key {key!r} occurs in {other} and {split}")
+
+
+def _check_provenance(
+    path: Path, rows: list[tuple[str, str, str]], entry: dict[str, Any], problems: list[str]
+) -> None:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    except OSError as e:
+        problems.append(f"{path}: cannot read: {e.strerror or e}")
+        return
+    if len(lines) != len(rows):
+        problems.append(f"{path}: {len(lines)} lines, task file has {len(rows)}")
+        return
+    key_split: dict[str, str] = {}
+    for i, (line, (split, label, _)) in enumerate(zip(lines, rows, strict=True), 1):
+        cols = line.split("\t")
+        if len(cols) != 6 or cols[0] != split or cols[1] != label:
+            problems.append(f"{path}:{i}: not aligned with the task file")
+            continue
+        if entry.get("keys") is not None and cols[5] != "_":
+            other = key_split.setdefault(cols[5], split)
+            if other != split:
+                problems.append(f"{path}:{i}: key {cols[5]!r} in {other} and {split}")

@@ -1,0 +1,283 @@
+"""Reading for the extractor: raw sentence blocks, the frequency pass, the selection-pass filter.
+
+The frequency pass (:func:`count_corpus`) does not build :class:`~xprobe.ud.Sentence` objects:
+a fast path reads the columns it needs (form, UPOS, head) and re-checks everything the full
+parser checks; any block it is not sure about goes to :func:`xprobe.ud.parse_block`, so the
+counts and the malformed-sentence decisions are exactly those of the full reader.
+
+Surface forms and their UPOS: a plain word's UPOS is its own; a multiword token (``zum`` =
+``zu`` + ``dem``) gets its words' UPOS joined by ``+`` (``ADP+DET``), so that it is never taken
+for a single NOUN or VERB (SOMO replaces single words only).
+
+Example::
+
+    >>> from xprobe.extract_scan import count_corpus
+    >>> stats, read = count_corpus(["en.conllu"], bigrams=False)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import re
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
+from pathlib import Path
+from typing import IO
+
+from xprobe.errors import InputError, XProbeError
+from xprobe.tasks.base import CorpusStats
+from xprobe.ud import ReadStats, Sentence, _is_tree, _undecodable, check_tree, parse_block
+
+__all__ = ["count_corpus", "iter_blocks", "open_conllu", "spool_stdin", "surface_count"]
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def open_conllu(path: str) -> IO[str]:
+    """Open a CoNLL-U file as text (``.gz`` gunzipped), as :func:`xprobe.ud.read_conllu` does."""
+    p = Path(path)
+    try:
+        if p.suffix == ".gz":
+            return gzip.open(p, "rt", encoding="utf-8", errors="surrogateescape")
+        return open(p, encoding="utf-8", errors="surrogateescape")
+    except OSError as e:
+        raise InputError(path, None, f"cannot open: {e.strerror or e}") from None
+
+
+_CHUNK = 1 << 20
+_WS_LINE = re.compile(r"\n[^\S\n]*(?:\n|$)")  # a blank (whitespace-only) line inside a part
+
+
+def iter_blocks(path: str) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(first line number, lines)`` for each sentence block of a CoNLL-U file.
+
+    Blocks are separated by blank (whitespace-only) lines, as :func:`xprobe.ud.read_conllu`
+    reads them. The file is read in large chunks and split on ``\n\n``; only a part that holds
+    another blank line is split again line by line (rare), which keeps this at C speed.
+    """
+    with open_conllu(path) as f:
+        tail = ""
+        line = 1
+        try:
+            while chunk := f.read(_CHUNK):
+                parts = (tail + chunk).split("\n\n")
+                tail = parts.pop()
+                for part in parts:
+                    if part and not part[0].isspace() and _WS_LINE.search(part) is None:
+                        yield line, part.split("\n")
+                    elif part:
+                        yield from _split_slowly(part, line)
+                    line += part.count("\n") + 2
+        except (OSError, EOFError) as e:  # corrupt gzip
+            raise InputError(path, None, f"cannot read: {e}") from None
+        yield from _split_slowly(tail, line)
+
+
+def _split_slowly(part: str, line: int) -> Iterator[tuple[int, list[str]]]:
+    block: list[str] = []
+    start = line
+    for i, text in enumerate(part.split("\n")):
+        if text.strip():
+            if not block:
+                start = line + i
+            block.append(text)
+        elif block:
+            yield start, block
+            block = []
+    if block:
+        yield start, block
+
+
+@contextlib.contextmanager
+def spool_stdin(paths: Sequence[str], where: Path) -> Iterator[list[str]]:
+    """Replace ``-`` in ``paths`` by a temporary copy of stdin (two passes need to re-read it)."""
+    if "-" not in paths:
+        yield list(paths)
+        return
+    if list(paths).count("-") > 1:
+        raise XProbeError("stdin ('-') can be given only once")
+    where.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".stdin.", suffix=".conllu", dir=where)
+    try:
+        with open(fd, "wb") as out:
+            shutil.copyfileobj(sys.stdin.buffer, out)
+        yield [tmp if p == "-" else p for p in paths]
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+_RANGE_OR_EMPTY = re.compile(r"^[0-9]+[-.]", re.M)
+
+
+def surface_count(block: list[str]) -> int:
+    """Number of surface tokens of a block (exact for well-formed input; cheap)."""
+    c = 0
+    while c < len(block) and block[c][:1] == "#":
+        c += 1
+    if _RANGE_OR_EMPTY.search("\n".join(block)) is None:
+        return len(block) - c
+    n = 0
+    for line in block:
+        if line[0] == "#":
+            continue
+        ident = line[: line.find("\t")]
+        if ident.isdigit():
+            n += 1
+        elif "-" in ident:
+            a, _, b = ident.partition("-")
+            if a.isdigit() and b.isdigit():
+                n -= int(b) - int(a)
+    return n
+
+
+_TABS = ("\t",)
+_IDS = tuple(str(i) for i in range(1, 1001))
+
+
+def _simple_surface(block: list[str]) -> tuple[list[str], list[str]] | None:
+    """Forms and UPOS of a block of comments then plain word lines (the common case), checked
+    as :func:`xprobe.ud.parse_block` checks them; None for anything else."""
+    c = 0
+    while c < len(block) and block[c][:1] == "#":
+        c += 1
+    lines = block[c:] if c else block
+    n = len(lines)
+    if not n or n > len(_IDS) or set(map(str.count, lines, _TABS * n)) != {9}:
+        return None
+    cells = "\t".join(lines).split("\t")
+    if "" in cells or cells[0::10] != list(_IDS[:n]):
+        return None
+    head_cells = cells[6::10]
+    joined = "".join(head_cells)
+    if not (joined.isascii() and joined.isdigit()):
+        return None
+    if not _is_tree(list(map(int, head_cells))) or _undecodable(block):
+        return None
+    return cells[1::10], cells[3::10]
+
+
+def _fast_surface(block: list[str]) -> tuple[list[str], list[str]] | None:
+    """Surface forms and UPOS of a block, or None when the full parser must decide."""
+    forms: list[str] = []
+    upos: list[str] = []
+    heads: list[int] = []
+    ranges: dict[int, tuple[int, str]] = {}
+    for line in block:
+        if line[0] == "#":
+            if heads or ranges:
+                return None
+            continue
+        cols = line.split("\t")
+        if len(cols) != 10 or "" in cols:
+            return None
+        ident = cols[0]
+        if ident.isdigit():
+            head = cols[6]
+            if int(ident) != len(heads) + 1 or not head.isdigit():
+                return None
+            heads.append(int(head))
+            forms.append(cols[1])
+            upos.append(cols[3])
+        elif "-" in ident:
+            a, _, b = ident.partition("-")
+            if not (a.isdigit() and b.isdigit()) or int(a) >= int(b) or int(a) != len(heads) + 1:
+                return None
+            ranges[int(a)] = (int(b), cols[1])
+        elif "." in ident:
+            a, _, b = ident.partition(".")
+            if not (a.isdigit() and b.isdigit()) or int(a) != len(heads):
+                return None
+        else:
+            return None
+    if not heads or check_tree(heads) is not None or _UNDECODABLE.search("".join(block)):
+        return None
+    if not ranges:
+        return forms, upos
+    n = len(heads)
+    if any(end > n for end, _ in ranges.values()):
+        return None
+    return _merge_ranges(forms, upos, ranges)
+
+
+def _merge_ranges(
+    forms: list[str], upos: list[str], ranges: dict[int, tuple[int, str]]
+) -> tuple[list[str], list[str]]:
+    out_f: list[str] = []
+    out_u: list[str] = []
+    i = 0
+    n = len(forms)
+    while i < n:
+        r = ranges.get(i + 1)
+        if r is None:
+            out_f.append(forms[i])
+            out_u.append(upos[i])
+            i += 1
+        else:
+            end, form = r
+            out_f.append(form)
+            out_u.append("+".join(upos[i:end]))
+            i = end
+    return out_f, out_u
+
+
+def sentence_surface_upos(sentence: Sentence) -> list[str]:
+    """UPOS of each surface token (multiword tokens: their words' UPOS joined by ``+``)."""
+    words = sentence.words
+    return ["+".join(words[w].upos for w in range(t.first, t.last + 1)) for t in sentence.surface]
+
+
+def count_corpus(
+    paths: Sequence[str],
+    bigrams: bool,
+    on_error: str = "raise",
+    read: ReadStats | None = None,
+    progress: object = None,
+    names: Sequence[str] | None = None,
+) -> tuple[CorpusStats, ReadStats]:
+    """The frequency pass: surface-form, (form, UPOS) and optionally bigram counts.
+
+    ``progress`` is a tqdm-like object with ``update(n)`` (or None); ``names`` are the sources
+    as error messages should name them (default: the paths).
+    Raises :class:`InputError` on a malformed sentence unless ``on_error == "skip"``.
+    """
+    read = read if read is not None else ReadStats()
+    forms: Counter[str] = Counter()
+    pairs: Counter[tuple[str, str]] = Counter()
+    grams: Counter[tuple[str, str]] = Counter()
+    pending = 0
+    for path, name in zip(paths, names or paths, strict=True):
+        for start, block in iter_blocks(path):
+            res = _simple_surface(block) or _fast_surface(block)
+            if res is None:
+                try:
+                    sent = parse_block(block, start, name)
+                except InputError as e:
+                    if on_error == "raise":
+                        raise
+                    read.note_skip(e)
+                    continue
+                res = (list(sent.tokens), sentence_surface_upos(sent))
+            f, u = res
+            read.sentences += 1
+            forms.update(f)
+            pairs.update(zip(f, u, strict=True))
+            if bigrams:
+                grams.update(pairwise(f))
+            pending += 1
+            if pending == 1000 and progress is not None:
+                progress.update(pending)  # type: ignore[attr-defined]
+                pending = 0
+    if progress is not None and pending:
+        progress.update(pending)  # type: ignore[attr-defined]
+    upos: dict[str, Counter[str]] = {}
+    for (form, tag), c in pairs.items():
+        counter = upos.get(form)
+        if counter is None:
+            counter = upos[form] = Counter()
+        counter[tag] = c
+    return CorpusStats(forms=forms, bigrams=grams, upos=upos, sentences=read.sentences), read

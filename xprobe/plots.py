@@ -1,0 +1,106 @@
+"""Annotated heatmaps (matplotlib, Agg backend) for the report.
+
+Example::
+
+    heatmap(diff, ["bilstm-max"], ["SentLen"], Path("de.png"), "de − en", diverging=True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from xprobe.files import atomic_write
+
+__all__ = ["compare", "heatmap"]
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt):
+    im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    ax.set_xticks(range(len(cols)), labels=cols, rotation=45, ha="right")
+    ax.set_yticks(range(len(rows)), labels=rows)
+    span = (vmax - vmin) or 1.0
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            if np.isfinite(m[i, j]):
+                dark = abs((m[i, j] - (vmin + vmax) / 2) / span) > 0.3
+                ax.text(j, i, fmt.format(m[i, j]), ha="center", va="center", fontsize=8,
+                        color="white" if dark else "black")  # fmt: skip
+    return im
+
+
+def _size(rows: Sequence[str], cols: Sequence[str], panels: int = 1) -> tuple[float, float]:
+    return (1.6 + 0.75 * len(cols)) * panels + 1.5, 1.4 + 0.45 * len(rows)
+
+
+def _save(fig, path: Path) -> None:
+    with atomic_write(path, "wb") as f:
+        fig.savefig(f, format="png", dpi=110, bbox_inches="tight")
+
+
+def heatmap(
+    m: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    path: Path,
+    title: str,
+    diverging: bool = False,
+    vlim: float | None = None,
+    fmt: str = "{:+.1f}",
+) -> Path:
+    """An annotated heatmap; ``diverging`` centres a red-blue colormap at 0 (symmetric limits)."""
+    plt = _plt()
+    m = np.asarray(m, dtype=float)
+    finite = m[np.isfinite(m)]
+    if diverging:
+        lim = vlim or (float(np.abs(finite).max()) if finite.size else 1.0) or 1.0
+        vmin, vmax, cmap = -lim, lim, "RdBu"
+    else:
+        vmin = float(finite.min()) if finite.size else 0.0
+        vmax = float(finite.max()) if finite.size else 1.0
+        cmap = "viridis"
+    fig, ax = plt.subplots(figsize=_size(rows, cols))
+    im = _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    ax.set_title(title)
+    _save(fig, path)
+    plt.close(fig)
+    return path
+
+
+def compare(
+    a: np.ndarray,
+    b: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    names: tuple[str, str],
+    path: Path,
+) -> Path:
+    """Two datasets side by side (accuracy %) and their difference (X-Probe Figure 2)."""
+    plt = _plt()
+    both = np.concatenate([a[np.isfinite(a)], b[np.isfinite(b)]])
+    vmin, vmax = (float(both.min()), float(both.max())) if both.size else (0.0, 100.0)
+    fig, axes = plt.subplots(1, 3, figsize=_size(rows, cols, 3))
+    for ax, m, name in zip(axes[:2], (a, b), names):
+        _draw(ax, m, rows, cols, "viridis", vmin, vmax, "{:.1f}")
+        ax.set_title(name)
+    d = b - a
+    fin = d[np.isfinite(d)]
+    lim = (float(np.abs(fin).max()) if fin.size else 1.0) or 1.0
+    im = _draw(axes[2], d, rows, cols, "RdBu", -lim, lim, "{:+.1f}")
+    axes[2].set_title(f"{names[1]} − {names[0]}")
+    fig.colorbar(im, ax=axes[2], shrink=0.8)
+    _save(fig, path)
+    plt.close(fig)
+    return path

@@ -1,0 +1,172 @@
+"""Tidy result records (JSONL): one line per (encoder, language, task, classifier, seed, split).
+
+A record::
+
+    {"encoder": "bov-fasttext", "encoder_id": "bov-mean:...", "dataset": "xprobe",
+     "language": "en", "task": "SentLen", "classifier": "mlp", "seed": 0, "split": "test",
+     "metric": "accuracy", "value": 0.6661, "n_train": 100000, "n_test": 10000,
+     "dataset_hash": "<sha256>", "protocol": "tr/va/te", "grid": "default", "max_train": null,
+     "hyperparameters": {"l2": 0.001, "hidden": 150, "dropout": 0.0, "epochs": 12},
+     "version": "0.1.0"}
+
+No timing fields: the same inputs and seed give identical records. ``n_test`` is the size of the
+split the value was measured on (validation for ``split: "dev"``).
+
+Writing: :func:`append_records` reads the file, adds the records and writes the whole file again
+with a temp file + rename (atomic; a crash keeps the old file intact). Records with the same
+:func:`record_key` are replaced only when ``replace=True`` (``--force``). Reading is strict by
+default; ``on_error="skip"`` drops unreadable lines (e.g. a truncated last line left by another
+tool) with a warning.
+
+Example::
+
+    recs = read_records("results/en.jsonl")
+    done = {record_key(r) for r in recs}
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from xprobe.errors import InputError
+from xprobe.files import atomic_write
+
+__all__ = [
+    "FIELDS",
+    "KEY_FIELDS",
+    "append_records",
+    "read_records",
+    "record_key",
+    "validate_record",
+]
+
+log = logging.getLogger(__name__)
+
+FIELDS: dict[str, type | tuple[type, ...]] = {
+    "encoder": str,
+    "encoder_id": str,
+    "dataset": str,
+    "language": str,
+    "task": str,
+    "classifier": str,
+    "seed": int,
+    "split": str,
+    "metric": str,
+    "value": (int, float),
+    "n_train": int,
+    "n_test": int,
+    "dataset_hash": str,
+    "protocol": str,
+    "grid": str,
+    "max_train": (int, type(None)),
+    "hyperparameters": dict,
+    "version": str,
+}
+KEY_FIELDS = (
+    "encoder",
+    "encoder_id",
+    "dataset",
+    "language",
+    "task",
+    "classifier",
+    "seed",
+    "split",
+    "metric",
+    "dataset_hash",
+    "grid",
+    "max_train",
+)
+SPLITS = ("dev", "test")
+METRICS = ("accuracy",)
+
+
+def validate_record(rec: Any) -> list[str]:
+    """The problems of a record (empty when valid): missing/unknown fields, wrong types, ranges."""
+    if not isinstance(rec, dict):
+        return ["a record must be a JSON object"]
+    problems = [f"missing field {k!r}" for k in FIELDS if k not in rec]
+    problems += [f"unknown field {k!r}" for k in rec if k not in FIELDS]
+    for k, typ in FIELDS.items():
+        if k in rec and (not isinstance(rec[k], typ) or isinstance(rec[k], bool)):
+            problems.append(f"{k} must be {_typename(typ)}, not {type(rec[k]).__name__}")
+    if problems:
+        return problems
+    if rec["split"] not in SPLITS:
+        problems.append(f"split must be one of {', '.join(SPLITS)}")
+    if rec["metric"] not in METRICS:
+        problems.append(f"metric must be one of {', '.join(METRICS)}")
+    if rec["metric"] == "accuracy" and not 0.0 <= rec["value"] <= 1.0:
+        problems.append("accuracy must lie in [0, 1]")
+    if rec["n_train"] < 0 or rec["n_test"] < 0:
+        problems.append("n_train and n_test must be >= 0")
+    for k in ("encoder", "language", "task", "classifier", "dataset_hash"):
+        if not rec[k]:
+            problems.append(f"{k} must not be empty")
+    return problems
+
+
+def _typename(typ: type | tuple[type, ...]) -> str:
+    if isinstance(typ, tuple):
+        return " or ".join("null" if t is type(None) else t.__name__ for t in typ)
+    return typ.__name__
+
+
+def record_key(rec: dict[str, Any]) -> tuple:
+    """What makes two records the same measurement (a rerun skips keys already present)."""
+    return tuple(json.dumps(rec.get(k), sort_keys=True) for k in KEY_FIELDS)
+
+
+def read_records(path: str | os.PathLike[str], on_error: str = "raise") -> list[dict[str, Any]]:
+    """All records of a JSONL file (none when it does not exist), validated."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    out = []
+    with open(p, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                problems = validate_record(rec)
+            except json.JSONDecodeError as e:
+                problems = [f"not JSON ({e.msg})"]
+            if problems:
+                if on_error == "skip":
+                    log.warning("%s:%d: skipped: %s", p, lineno, "; ".join(problems))
+                    continue
+                raise InputError(str(p), lineno, "; ".join(problems))
+            out.append(rec)
+    return out
+
+
+def append_records(
+    path: str | os.PathLike[str], records: Iterable[dict[str, Any]], replace: bool = False
+) -> int:
+    """Add records to a JSONL file atomically (rewrite + rename); returns how many were written.
+
+    A record whose key is already present is skipped, or replaces the old one when ``replace``.
+    Invalid records raise ``ValueError`` before anything is written.
+    """
+    new = list(records)
+    for rec in new:
+        problems = validate_record(rec)
+        if problems:
+            raise ValueError(f"invalid record {rec!r}: {'; '.join(problems)}")
+    old = read_records(path)
+    keys = {record_key(r) for r in old}
+    if replace:
+        drop = {record_key(r) for r in new}
+        old = [r for r in old if record_key(r) not in drop]
+        added = new
+    else:
+        added = [r for r in new if record_key(r) not in keys]
+    with atomic_write(path) as f:
+        for rec in [*old, *added]:
+            f.write(json.dumps(rec, sort_keys=True, ensure_ascii=False) + "\n")
+    return len(added)

@@ -1,0 +1,203 @@
+"""Write the whole generated sample: treebanks, dumps, text, NLI, parallel corpus, dictionary, XNLI.
+
+Layout under ``out`` (``LANG`` = en, de)::
+
+    treebank/LANG-train.conllu, LANG-dev.conllu   gold UD (UPOS, features, trees, multiword tokens)
+    wiki/LANGwiki-sample-pages-articles.xml.bz2   MediaWiki dump of generated articles
+    text/LANG.txt                                 every generated sentence, tokenised (fastText)
+    nli/snli_sample_{train,dev,test}.jsonl        English NLI pairs, SNLI jsonl format
+    parallel/en-de.en, parallel/en-de.de          aligned sentences, one per line
+    dictionary/en-de.txt (+ .train.txt, .test.txt) MUSE format "en de", frequent words first
+    xnli/LANG.{dev,test}.tsv                      premise<TAB>hypothesis<TAB>label, aligned
+    manifest.json                                 seed, sizes, counts, file hashes
+
+Same seed and sizes give byte-identical files. Example::
+
+    >>> generate_sample(Path("sample"), seed=1, sizes=SampleSizes.scaled(2000))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from xprobe import __version__
+from xprobe.files import atomic_write, rng, sha256_file, write_json
+from xprobe.sample.grammar import Grammar, Sent, gold
+from xprobe.sample.lexicon import Lexicon, LexiconSizes, build_lexicon
+from xprobe.sample.realize import realise, shape
+from xprobe.sample.wiki import write_dump
+from xprobe.ud import Sentence, write_conllu
+
+__all__ = ["LANGS", "SampleSizes", "generate_sample", "sentence_pairs"]
+
+log = logging.getLogger(__name__)
+
+LANGS = ("en", "de")
+BINS = ((5, 8), (9, 12), (13, 16), (17, 20), (21, 25), (26, 28))
+PARTS = ("treebank", "wiki", "text", "nli", "parallel", "dictionary", "xnli")
+
+
+@dataclass(frozen=True)
+class SampleSizes:
+    """How much to generate. ``sentences``: sentences in each language's dump."""
+
+    sentences: int = 20000
+    treebank_train: int = 2000
+    treebank_dev: int = 200
+    parallel: int = 5000
+    nli_train: int = 6000
+    nli_dev: int = 600
+    nli_test: int = 600
+    xnli_dev: int = 500
+    xnli_test: int = 500
+
+    @classmethod
+    def scaled(cls, sentences: int) -> SampleSizes:
+        """Sizes proportional to a dump of ``sentences`` sentences (defaults at 20,000)."""
+        f = sentences / 20000
+
+        def k(n: int, low: int) -> int:
+            return max(low, round(n * f))
+
+        return cls(sentences, k(2000, 200), k(200, 50), k(5000, 300), k(6000, 300),
+                   k(600, 60), k(600, 60), k(500, 60), k(500, 60))  # fmt: skip
+
+
+def sentence_pairs(
+    g: Grammar, r: random.Random, n: int, part: str, max_bin: int = 5
+) -> Iterator[tuple[Sent, Sentence, Sentence]]:
+    """``n`` aligned (abstract, English, German) sentences, English lengths spread evenly over
+    the SentLen bins ``0..max_bin``, both sides 5..28 tokens, each side a valid UD tree.
+
+    Each sentence draws a length bin; generated sentences wait in per-bin queues until a draw
+    asks for their bin, so nothing generated for one bin is wasted on another.
+    """
+    queues: list[list[Sent]] = [[] for _ in BINS]
+    for i in range(n):
+        target = r.randrange(max_bin + 1)
+        while True:
+            while not queues[target]:
+                s = g.sentence(r, max(0, target - 3))
+                lo, want = BINS[target][0], r.randint(3, 8)
+                length, depth = shape(g.lex, s, "en")
+                while length < lo:  # grow towards the bin; overshoots serve other bins
+                    g.grow(r, s, deeper=depth < want)
+                    length, depth = shape(g.lex, s, "en")
+                for b, (low, high) in enumerate(BINS):
+                    if low <= length <= high:
+                        queues[b].append(s)
+            s = queues[target].pop()
+            ids = [f"# sent_id = {part}-{i + 1:06d}", "# xprobe_gold = " + _gold_str(s)]
+            de = realise(g.lex, s, "de", ids)
+            if 5 <= len(de.surface) <= 28:  # German is sometimes longer: take another
+                yield s, realise(g.lex, s, "en", ids), de
+                break
+
+
+def _gold_str(s: Sent) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(gold(s).items()))
+
+
+def _with_par(sentences: list[Sentence], doc: str) -> Iterator[Sentence]:
+    for i, s in enumerate(sentences):
+        extra = (f"# newdoc id = {doc}",) if i == 0 else ()
+        if i % 5 == 0:
+            extra += ("# newpar",)
+        yield Sentence(s.words, s.multiword, extra + s.comments)
+
+
+def _noun_links(s: Sentence) -> dict[int, str]:
+    """Surface-token index -> link target (the lemma) for plain-word nouns."""
+    out = {}
+    for i, tok in enumerate(s.surface):
+        w = s.words[tok.first]
+        if tok.first == tok.last and w.upos == "NOUN" and i:
+            out[i] = w.lemma
+    return out
+
+
+def _articles(
+    lex: Lexicon, r: random.Random, sents: list[Sentence], lang: str
+) -> Iterator[tuple[str, list[list[list[str]]], list[list[dict[int, str]]]]]:
+    i = 0
+    while i < len(sents):
+        noun = lex.nouns[r.randrange(len(lex.nouns))]
+        title = (noun.en_sg if lang == "en" else noun.de_sg).capitalize()
+        paras, links = [], []
+        for _ in range(r.randrange(2, 6)):
+            k = r.randrange(2, 8)
+            chunk = sents[i : i + k]
+            i += k
+            if chunk:
+                paras.append([list(s.tokens) for s in chunk])
+                links.append([_noun_links(s) for s in chunk])
+        yield title, paras, links
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    with atomic_write(path) as f:
+        for line in lines:
+            f.write(line + "\n")
+
+
+def generate_sample(out: Path, seed: int = 1, sizes: SampleSizes = SampleSizes()) -> dict:
+    """Write the sample under ``out`` (see the module docstring); returns the manifest."""
+    out = Path(out)
+    lex = build_lexicon(seed, LexiconSizes())
+    g = Grammar(lex)
+    text: dict[str, list[str]] = {lang: [] for lang in LANGS}
+    counts: dict[str, int] = {}
+
+    def part(name: str, n: int, max_bin: int = 5) -> list[tuple[Sent, Sentence, Sentence]]:
+        rows = list(sentence_pairs(g, rng(seed, "sample", name), n, name, max_bin))
+        for _, en, de in rows:
+            text["en"].append(en.text)
+            text["de"].append(de.text)
+        counts[name] = len(rows)
+        return rows
+
+    for split, n in (("train", sizes.treebank_train), ("dev", sizes.treebank_dev)):
+        rows = part(f"treebank-{split}", n)
+        for k, lang in enumerate(LANGS):
+            sents = [row[1 + k] for row in rows]
+            write_conllu(_with_par(sents, f"{lang}-{split}"), out / "treebank" / f"{lang}-{split}.conllu")
+    rows = part("wiki", sizes.sentences)
+    for k, lang in enumerate(LANGS):
+        sents = [row[1 + k] for row in rows]
+        arts = _articles(lex, rng(seed, "sample", "articles", lang), sents, lang)
+        counts[f"wiki-{lang}-pages"] = write_dump(
+            out / "wiki" / f"{lang}wiki-sample-pages-articles.xml.bz2", lang, arts, seed
+        )
+    rows = part("parallel", sizes.parallel)
+    for k, lang in enumerate(LANGS):
+        _write_lines(out / "parallel" / f"en-de.{lang}", [row[1 + k].comment("text") or "" for row in rows])
+    from xprobe.sample.nli import write_nli, write_xnli
+
+    counts |= write_nli(out / "nli", g, seed, sizes, text)
+    counts |= write_xnli(out / "xnli", g, seed, sizes, text)
+    from xprobe.sample.dictionary import write_dictionary
+
+    counts |= write_dictionary(out / "dictionary", lex, text["en"], text["de"])
+    for lang in LANGS:
+        _write_lines(out / "text" / f"{lang}.txt", text[lang])
+    manifest = {
+        "seed": seed,
+        "sizes": asdict(sizes),
+        "counts": counts,
+        "word_forms": {lang: lex.n_forms(lang) for lang in LANGS},
+        "version": __version__,
+        "files": {
+            str(p.relative_to(out)): sha256_file(p)
+            for d in PARTS
+            for p in sorted((out / d).rglob("*"))
+            if p.is_file()
+        },
+    }
+    write_json(out / "manifest.json", manifest)
+    log.info("sample written to %s: %s", out, json.dumps(counts))
+    return manifest

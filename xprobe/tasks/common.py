@@ -1,0 +1,119 @@
+"""Helpers shared by the task modules: surface tokens, the root's dependents, frequency windows.
+
+Everything here works on a checked :class:`~xprobe.ud.Sentence` and never raises on a valid tree.
+Relations are compared on their base name (``nsubj:pass`` counts as ``nsubj``).
+
+Example::
+
+    >>> from xprobe.ud import parse_conllu
+    >>> s = next(parse_conllu("1\\tHi\\thi\\tINTJ\\t_\\t_\\t0\\troot\\t_\\t_\\n"))
+    >>> root_id(s), surface_form(s, 0)
+    (1, 'Hi')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from xprobe.errors import XProbeError
+from xprobe.tasks.base import Candidate, Context, Variant
+from xprobe.ud import Sentence, Word
+
+__all__ = [
+    "LabelSet",
+    "base_rel",
+    "check_window",
+    "in_window",
+    "number_candidate",
+    "punct_mask",
+    "root_id",
+    "surface_form",
+]
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    """What ``prepare`` returns for a task whose label set depends on its parameters."""
+
+    labels: tuple[str, ...]
+
+
+def base_rel(deprel: str) -> str:
+    """The relation without its subtype: ``nsubj:pass`` -> ``nsubj``."""
+    i = deprel.find(":")
+    return deprel if i < 0 else deprel[:i]
+
+
+def root_id(sentence: Sentence) -> int:
+    """1-based id of the root word (the checked tree has exactly one)."""
+    for w in sentence.words:
+        if w.head == 0:
+            return w.id
+    return 0  # pragma: no cover - a checked tree always has a root
+
+
+def surface_form(sentence: Sentence, word_index: int) -> str:
+    """The surface form of the token holding word ``word_index`` (0-based): the word's own form,
+    or the multiword token's form (``zum`` for ``dem``)."""
+    if not sentence.multiword:
+        return sentence.words[word_index].form
+    for tok in sentence.surface:
+        if tok.first <= word_index <= tok.last:
+            return tok.form
+    return sentence.words[word_index].form  # pragma: no cover
+
+
+def punct_mask(sentence: Sentence, punct_upos: Collection[str]) -> list[bool]:
+    """For each surface token, whether it is punctuation (a multiword token only if all its
+    words are)."""
+    flags = [w.upos in punct_upos for w in sentence.words]
+    if not sentence.multiword:
+        return flags
+    return [
+        flags[t.first] if t.first == t.last else all(flags[t.first : t.last + 1])
+        for t in sentence.surface
+    ]
+
+
+def in_window(count: int, low: int, high: int) -> bool:
+    """Whether a corpus count lies in the closed window [low, high]."""
+    return low <= count <= high
+
+
+def check_window(task: str, low: int, high: int) -> None:
+    """Reject a frequency window that can hold nothing."""
+    if low < 1 or high < low:
+        raise XProbeError(f"{task}: frequency window [{low}, {high}] is empty or below 1")
+
+
+def number_candidate(sentence: Sentence, ctx: Context, rel: str) -> Candidate | None:
+    """SubjNum / ObjNum: the number of the root's single ``rel`` dependent.
+
+    The root must have exactly one dependent whose base relation is ``rel``; it must be a noun
+    (``profile.noun_upos``) whose number feature is singular (``NN``) or plural (``NNS``), and the
+    surface form of its token (as written, case kept) must have a corpus count within
+    ``[params.min_freq, params.max_freq]``. That form is the variant's lexical key.
+    """
+    p = ctx.profile
+    head = root_id(sentence)
+    found: Word | None = None
+    for w in sentence.words:
+        if w.head == head and base_rel(w.deprel) == rel:
+            if found is not None:
+                return None
+            found = w
+    if found is None or found.upos not in p.noun_upos:
+        return None
+    number = found.feat(p.number_feature)
+    if number in p.number_sing:
+        label = "NN"
+    elif number in p.number_plur:
+        label = "NNS"
+    else:
+        return None
+    form = surface_form(sentence, found.id - 1)
+    params = ctx.params
+    if not in_window(ctx.stats.forms.get(form, 0), params.min_freq, params.max_freq):
+        return None
+    return Candidate((Variant(label, sentence.tokens, key=form),))

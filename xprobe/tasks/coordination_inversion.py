@@ -1,0 +1,202 @@
+"""CoordInv: whether two coordinated main clauses were swapped (``I``) or not (``O``).
+
+Eligibility (docs TASKS.md), relations compared on their base name:
+
+* exactly one word in the sentence has relation ``cc`` (``profile.cc_rel``), and it is a surface
+  token on its own;
+* the root has exactly one ``conj`` dependent ``C``; ``C`` has its own ``nsubj`` dependent
+  (``profile.subj_rel``, subtypes count) and is the head of that ``cc`` word.
+
+Clause spans, on surface tokens ``0..n-1`` with the ``cc`` token at ``k``:
+
+* *final*: the longest run of tokens at the end whose forms are in ``profile.sentence_final``
+  (``.``, ``!``, ``?`` ...), starting at ``e`` (``e = n`` when there is none);
+* *separator*: token ``k-1`` when it is a one-word punctuation token (``profile.punct_upos``)
+  attached to the root or to ``C`` (the comma of "..., and ..."); otherwise none, and ``s = k``
+  (with a separator ``s = k-1``);
+* *first clause* = tokens ``0..s-1``, *second clause* = tokens ``k+1..e-1``.
+
+Both spans must be non-empty and contiguous: every word of the second clause lies in ``C``'s
+subtree and no word of the first clause does (so a dependent of the root after the second
+conjunct, or a multiword token split across clauses, rules the sentence out; non-projective
+cases fall out the same way). The ``I`` variant is ``second + separator + cc + first + final``.
+
+Case: unless the sentence begins (at its first non-punctuation token) with a lower-case letter,
+the second clause's first non-punctuation token gets an upper-case first letter, and the first
+clause's one, if it starts with an upper-case letter, a lower-case one, except when it is a proper
+noun (``profile.proper_upos``) or, with ``case_from_counts`` (default), when the corpus writes it
+capitalised more often than not in the middle of sentences (German nouns, English "I", acronyms;
+counted from the bigrams' right-hand words, so sentence-initial capitals do not count).
+
+``stratum`` compares the original first clause with the second, in tokens: ``longer``, ``equal``
+or ``shorter``. No lexical key.
+
+Example: "The cat slept , and the dog barked ." -> "The dog barked , and the cat slept ."
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
+from xprobe.tasks.common import base_rel, punct_mask
+from xprobe.ud import Sentence
+
+
+@dataclass(frozen=True)
+class Params:
+    # keep the old first word capitalised when the corpus mostly writes it so mid-sentence
+    case_from_counts: bool = True
+
+
+@dataclass(frozen=True)
+class Clauses:
+    """Surface-token boundaries: first = [0, s), separator = [s, k), cc = k, second = [k+1, e),
+    final = [e, n)."""
+
+    s: int
+    k: int
+    e: int
+
+
+def _in_subtree(heads: tuple[int, ...], top: int) -> list[bool]:
+    """For each word (0-based), whether it lies in the subtree of word ``top`` (1-based).
+
+    O(n); a cycle (impossible in a checked tree) counts as outside rather than looping."""
+    n = len(heads)
+    state = [0] * (n + 1)  # 0 unknown, 1 inside, 2 outside, 3 on the current path; 1-based
+    state[top] = 1
+    state[0] = 2
+    for start in range(1, n + 1):
+        path = []
+        node = start
+        while state[node] == 0:
+            state[node] = 3
+            path.append(node)
+            node = heads[node - 1]
+        value = 1 if state[node] == 1 else 2
+        for p in path:
+            state[p] = value
+    return [state[i] == 1 for i in range(1, n + 1)]
+
+
+def find_clauses(sentence: Sentence, ctx: Context) -> Clauses | None:
+    """The clause boundaries of an eligible sentence, or None."""
+    prof = ctx.profile
+    words = sentence.words
+    root = cc = 0
+    for w in words:
+        if w.head == 0:
+            root = w.id
+        if base_rel(w.deprel) == prof.cc_rel:
+            if cc:
+                return None
+            cc = w.id
+    if not cc:
+        return None
+    conj = 0
+    for w in words:
+        if w.head == root and base_rel(w.deprel) == prof.conj_rel:
+            if conj:
+                return None
+            conj = w.id
+    if not conj or words[cc - 1].head != conj:
+        return None
+    if not any(w.head == conj and base_rel(w.deprel) == prof.subj_rel for w in words):
+        return None
+    inside = _in_subtree(sentence.heads, conj)
+    surface = sentence.surface
+    tok_in = []
+    for t in surface:
+        flag = inside[t.first]
+        if any(inside[j] != flag for j in range(t.first + 1, t.last + 1)):
+            return None  # a multiword token split across the clauses
+        tok_in.append(flag)
+    k = next(i for i, t in enumerate(surface) if t.first <= cc - 1 <= t.last)
+    if surface[k].first != surface[k].last:
+        return None
+    e = len(surface)
+    while e > k + 1 and surface[e - 1].form in prof.sentence_final:
+        e -= 1
+    s = k
+    if k >= 2:
+        sep = surface[k - 1]
+        w = words[sep.first]
+        if sep.first == sep.last and w.upos in prof.punct_upos and w.head in (root, conj):
+            s = k - 1
+    if s < 1 or e <= k + 1:
+        return None
+    if any(tok_in[:s]) or not all(tok_in[k + 1 : e]):
+        return None
+    return Clauses(s, k, e)
+
+
+def prepare(ctx: Context) -> Counter[str] | None:
+    """Sentence-internal counts: how often each form follows another token (bigram right words),
+    so that sentence-initial capitals do not count; None when ``case_from_counts`` is off."""
+    if not ctx.params.case_from_counts:
+        return None
+    internal: Counter[str] = Counter()
+    for (_, right), count in ctx.stats.bigrams.items():
+        internal[right] += count
+    return internal
+
+
+def _first_word(punct: list[bool], start: int, end: int) -> int | None:
+    for i in range(start, end):
+        if not punct[i]:
+            return i
+    return None
+
+
+def _keep_case(sentence: Sentence, ctx: Context, i: int, form: str, lowered: str) -> bool:
+    if sentence.words[sentence.surface[i].first].upos in ctx.profile.proper_upos:
+        return True
+    internal = ctx.data
+    if internal is None:
+        return False
+    return internal.get(lowered, 0) < internal.get(form, 0)
+
+
+def invert(sentence: Sentence, ctx: Context, c: Clauses) -> tuple[str, ...]:
+    """The sentence with its two clauses swapped around the conjunction, case moved."""
+    tokens = list(sentence.tokens)
+    punct = punct_mask(sentence, ctx.profile.punct_upos)
+    i1 = _first_word(punct, 0, c.s)
+    i2 = _first_word(punct, c.k + 1, c.e)
+    if i1 is not None and i2 is not None and not tokens[i1][:1].islower():
+        old = tokens[i1]
+        if old[:1].isupper():
+            lowered = old[:1].lower() + old[1:]
+            if not _keep_case(sentence, ctx, i1, old, lowered):
+                tokens[i1] = lowered
+        tokens[i2] = tokens[i2][:1].upper() + tokens[i2][1:]
+    return (*tokens[c.k + 1 : c.e], *tokens[c.s : c.k + 1], *tokens[: c.s], *tokens[c.e :])
+
+
+def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
+    c = find_clauses(sentence, ctx)
+    if c is None:
+        return None
+    tokens = sentence.tokens
+    inverted = invert(sentence, ctx, c)
+    if inverted == tokens:  # identical clauses
+        return None
+    n1, n2 = c.s, c.e - c.k - 1
+    stratum = "longer" if n1 > n2 else "equal" if n1 == n2 else "shorter"
+    return Candidate((Variant("O", tokens), Variant("I", inverted)), stratum=stratum)
+
+
+TASK = TaskSpec(
+    name="CoordInv",
+    file="coordination_inversion",
+    labels=("O", "I"),
+    params=Params,
+    candidate=candidate,
+    prepare=prepare,
+    uses_bigrams=True,
+    strata=("longer", "equal", "shorter"),
+    description="whether two coordinated main clauses were swapped",
+)

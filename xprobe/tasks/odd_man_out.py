@@ -1,0 +1,179 @@
+"""SOMO (semantic odd man out): whether one noun or verb was replaced (``C``) or not (``O``).
+
+Rule (docs TASKS.md), on surface forms as written (case kept) and the frequency pass's counts:
+
+* a *target* is a surface token that is one syntactic word with UPOS in ``profile.noun_upos`` or
+  ``profile.verb_upos``, is neither the first nor the last token, and has a corpus count in
+  ``[min_freq, max_freq]``;
+* a *replacement* ``r`` for target ``w`` between neighbours ``L`` and ``R``: a form whose most
+  frequent UPOS (ties: the alphabetically first tag) equals the target token's UPOS, with a count
+  in the same window, different from ``w`` even ignoring case, such that both bigrams ``(L, r)``
+  and ``(r, R)`` are attested and ``|ln f(L, r) - ln f(L, w)| <= log_tolerance`` and
+  ``|ln f(r, R) - ln f(w, R)| <= log_tolerance`` (natural logarithm; the original bigrams must be
+  attested too).
+
+Algorithm: ``prepare`` indexes, for every left word ``L`` and tag, the replacement-eligible
+forms of that tag that follow ``L``, sorted by bigram count. ``candidate`` shuffles the
+sentence's targets with ``rng`` and takes the first that has a replacement: a binary search gives
+the followers of ``L`` with the target's tag whose count is within the tolerance, each is checked
+for its right bigram, and one valid replacement (listed in index order) is drawn with ``rng``.
+So the position is uniform among positions that have a replacement, the replacement uniform
+among its valid ones, and both are deterministic given ``rng``. To bound the cost on large
+corpora (a frequent left word such as "the" may have thousands of followers in range), at most
+``max_scan`` followers are examined per target: when more are in range, a uniform random sample
+of ``max_scan`` of them (so a replacement found is still uniform among the valid ones, but a
+target with very few valid replacements among many may be missed). ``max_scan = 0`` examines
+all. The candidate holds the original (``O``) and the changed sentence (``C``), whose lexical key
+is the replacement word.
+
+Example: "The old farmer sold his cattle in spring ." may become "... sold his horses in ...".
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+from dataclasses import dataclass
+
+from xprobe.errors import XProbeError
+from xprobe.tasks.base import Candidate, Context, CorpusStats, TaskSpec, Variant
+from xprobe.tasks.common import check_window
+from xprobe.ud import Sentence
+
+
+@dataclass(frozen=True)
+class Params:
+    min_freq: int = 40  # corpus count of target and replacement, inclusive
+    max_freq: int = 400
+    log_tolerance: float = 1.0  # max |ln f(new bigram) - ln f(old bigram)|, each side
+    # followers examined per target at most (a random sample when more are in range); 0: all
+    max_scan: int = 200
+
+
+@dataclass(frozen=True)
+class SomoIndex:
+    """Replacement candidates: per (left word, UPOS), the eligible forms that follow the left
+    word in the corpus, sorted by bigram count (ties by form)."""
+
+    followers: dict[tuple[str, str], tuple[tuple[int, ...], tuple[str, ...]]]
+    tags: frozenset[str]  # the noun and verb tags
+    in_window: frozenset[str]  # every form whose count is in [min_freq, max_freq]
+
+
+def _most_frequent(upos: dict[str, int]) -> str:
+    return min(upos.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def build_index(stats: CorpusStats, tags: frozenset[str], low: int, high: int) -> SomoIndex:
+    """Index the forms in [low, high] whose most frequent UPOS is in ``tags``."""
+    pos: dict[str, str] = {}
+    in_window = frozenset(form for form, count in stats.forms.items() if low <= count <= high)
+    for form in in_window:
+        counts = stats.upos.get(form)
+        if counts:
+            tag = _most_frequent(counts)
+            if tag in tags:
+                pos[form] = tag
+    lists: defaultdict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
+    for (left, right), count in stats.bigrams.items():
+        tag = pos.get(right)
+        if tag is not None:
+            lists[left, tag].append((count, right))
+    followers = {}
+    for key, items in lists.items():
+        items.sort()
+        followers[key] = (tuple(c for c, _ in items), tuple(f for _, f in items))
+    return SomoIndex(followers, tags, in_window)
+
+
+def prepare(ctx: Context) -> SomoIndex:
+    p = ctx.params
+    check_window("SOMO", p.min_freq, p.max_freq)
+    if p.log_tolerance < 0 or p.max_scan < 0:
+        raise XProbeError(
+            f"SOMO: log_tolerance and max_scan must be >= 0, got {p.log_tolerance}, {p.max_scan}"
+        )
+    tags = frozenset(ctx.profile.noun_upos) | frozenset(ctx.profile.verb_upos)
+    return build_index(ctx.stats, tags, p.min_freq, p.max_freq)
+
+
+def count_bounds(count: int, tol: float) -> tuple[int, int]:
+    """The smallest and largest counts c with |ln c - ln count| <= tol (count >= 1)."""
+    ref = math.log(count)
+    lo = max(1, math.floor(count * math.exp(-tol)))
+    while ref - math.log(lo) > tol:
+        lo += 1
+    hi = math.ceil(count * math.exp(tol))
+    while math.log(hi) - ref > tol:
+        hi -= 1
+    return lo, hi
+
+
+def replacements(
+    tokens: tuple[str, ...], i: int, upos: str, ctx: Context, rng: random.Random | None = None
+) -> list[str]:
+    """Valid replacements for the token at ``i`` (with UPOS ``upos``), in index order.
+
+    When more than ``max_scan`` followers are within the tolerance, a sample of ``max_scan`` of
+    them drawn with ``rng`` is examined (all of them when ``rng`` is None)."""
+    bigrams = ctx.stats.bigrams
+    left, word, right = tokens[i - 1], tokens[i], tokens[i + 1]
+    entry = ctx.data.followers.get((left, upos))
+    if entry is None:
+        return []
+    old_left = bigrams.get((left, word), 0)
+    old_right = bigrams.get((word, right), 0)
+    if not old_left or not old_right:
+        return []
+    tol = ctx.params.log_tolerance
+    counts, forms = entry
+    lo, hi = count_bounds(old_left, tol)
+    rlo, rhi = count_bounds(old_right, tol)
+    lower = word.lower()
+    scan: range | list[int] = range(bisect_left(counts, lo), bisect_right(counts, hi))
+    limit = ctx.params.max_scan
+    if rng is not None and 0 < limit < len(scan):
+        scan = sorted(rng.sample(scan, limit))
+    out = []
+    for j in scan:
+        r = forms[j]
+        if rlo <= bigrams.get((r, right), 0) <= rhi and r.lower() != lower:
+            out.append(r)
+    return out
+
+
+def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
+    index: SomoIndex = ctx.data
+    in_window, tags = index.in_window, index.tags
+    words = sentence.words
+    surface = sentence.surface
+    targets = []
+    for i in range(1, len(surface) - 1):
+        t = surface[i]
+        if t.form in in_window and t.first == t.last and words[t.first].upos in tags:
+            targets.append(i)
+    if not targets:
+        return None
+    tokens = sentence.tokens
+    rng.shuffle(targets)
+    for i in targets:
+        found = replacements(tokens, i, words[surface[i].first].upos, ctx, rng)
+        if found:
+            r = rng.choice(found)
+            changed = (*tokens[:i], r, *tokens[i + 1 :])
+            return Candidate((Variant("O", tokens), Variant("C", changed, key=r)))
+    return None
+
+
+TASK = TaskSpec(
+    name="SOMO",
+    file="odd_man_out",
+    labels=("O", "C"),
+    params=Params,
+    candidate=candidate,
+    prepare=prepare,
+    uses_bigrams=True,
+    description="whether one noun or verb was replaced by a word of similar bigram frequency",
+)

@@ -1,0 +1,44 @@
+"""SubjNum: the grammatical number of the main clause's subject, ``NN`` or ``NNS``.
+
+Rule (docs TASKS.md): the root has exactly one dependent whose base relation is the profile's
+``subj_rel`` (``nsubj``; subtypes such as ``nsubj:pass`` count); it is a ``NOUN`` with
+``Number=Sing`` (``NN``) or ``Number=Plur`` (``NNS``). The surface form of its token, as written
+(case kept; the multiword token's form when the noun is inside one), must have a corpus count in
+``[min_freq, max_freq]`` and is the lexical key: a subject form occurs in one split only.
+
+Example: "The dogs barked loudly ." -> ``NNS`` with key ``dogs``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from xprobe.tasks.base import Candidate, Context, TaskSpec
+from xprobe.tasks.common import check_window, number_candidate
+from xprobe.ud import Sentence
+
+
+@dataclass(frozen=True)
+class Params:
+    min_freq: int = 100  # corpus count of the subject form, inclusive
+    max_freq: int = 5000
+
+
+def prepare(ctx: Context) -> None:
+    check_window("SubjNum", ctx.params.min_freq, ctx.params.max_freq)
+
+
+def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
+    return number_candidate(sentence, ctx, ctx.profile.subj_rel)
+
+
+TASK = TaskSpec(
+    name="SubjNum",
+    file="subj_number",
+    labels=("NN", "NNS"),
+    params=Params,
+    candidate=candidate,
+    prepare=prepare,
+    description="number of the main clause's subject noun",
+)

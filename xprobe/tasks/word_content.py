@@ -1,0 +1,88 @@
+"""WC: which one of a thousand mid-frequency words the sentence contains.
+
+Targets (computed once by ``prepare`` from the frequency pass): surface forms are lower-cased and
+their counts summed per lower-cased type; a type *qualifies* when it is alphabetic
+(``str.isalpha``) and has at least ``min_length`` characters. Qualifying types are ranked by
+count, highest first, ties broken by the word itself (so the order is deterministic); the targets
+are the qualifying types of rank ``first_rank`` .. ``first_rank + count - 1`` (1-based, default
+2001..3000). Ranks count qualifying types only, not the whole vocabulary. The label set is the
+targets in rank order (``ctx.data.labels``).
+
+A sentence qualifies when exactly one of its surface tokens, lower-cased, is a target (so a
+target that occurs twice, or two targets, rule it out); the label is that target word.
+
+Example: with targets {"garden", ...}, "The Garden was quiet ." -> label ``garden``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+from xprobe.errors import XProbeError
+from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
+from xprobe.ud import Sentence
+
+
+@dataclass(frozen=True)
+class Params:
+    first_rank: int = 2001  # 1-based rank of the first target among qualifying types
+    count: int = 1000  # number of targets (classes)
+    min_length: int = 4  # shortest qualifying type, in characters
+
+
+@dataclass(frozen=True)
+class Targets:
+    """The target words in rank order (``labels``) and as a set for lookups."""
+
+    labels: tuple[str, ...]
+    words: frozenset[str]
+
+
+def select_targets(forms: Counter[str], first_rank: int, count: int, min_length: int) -> list[str]:
+    """The target words: qualifying lower-cased types of ranks first_rank..first_rank+count-1."""
+    totals: Counter[str] = Counter()
+    for form, c in forms.items():
+        w = form.lower()
+        if len(w) >= min_length and w.isalpha():
+            totals[w] += c
+    ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [w for w, _ in ranked[first_rank - 1 : first_rank - 1 + count]]
+
+
+def prepare(ctx: Context) -> Targets:
+    p = ctx.params
+    if p.first_rank < 1 or p.count < 1 or p.min_length < 1:
+        raise XProbeError(
+            f"WC: first_rank, count and min_length must be >= 1, got {p.first_rank}, "
+            f"{p.count}, {p.min_length}"
+        )
+    words = select_targets(ctx.stats.forms, p.first_rank, p.count, p.min_length)
+    return Targets(tuple(words), frozenset(words))
+
+
+def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
+    targets = ctx.data.words
+    tokens = sentence.tokens
+    found = None
+    for tok in tokens:
+        w = tok.lower()
+        if w in targets:
+            if found is not None:
+                return None
+            found = w
+    if found is None:
+        return None
+    return Candidate((Variant(found, tokens),))
+
+
+TASK = TaskSpec(
+    name="WC",
+    file="word_content",
+    labels=None,
+    params=Params,
+    candidate=candidate,
+    prepare=prepare,
+    description="which target word (of 1,000 mid-frequency words) the sentence contains",
+)

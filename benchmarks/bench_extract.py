@@ -84,14 +84,16 @@ def _mapping(vocab: dict[str, Counter[str]], copy: int) -> dict[str, dict[str, s
     return out
 
 
-def run_one(corpus: Path, out: Path, sizes: str, profile: str | None) -> dict:
+def run_one(
+    corpus: Path, out: Path, sizes: str, profile: str | None, tasks: list[str] | None
+) -> dict:
     """Extract all nine tasks from ``corpus`` in this process; returns the figures."""
     from xprobe.extract import ExtractConfig, extract
 
     tr, va, te = (int(x) for x in sizes.split(","))
     cfg = ExtractConfig(
         lang="en", out=out, inputs=[str(corpus)], sizes=(tr, va, te), allow_partial=True,
-        progress=False,
+        progress=False, tasks=tasks,
     )  # fmt: skip
     t0, c0 = time.perf_counter(), time.process_time()
     if profile:
@@ -112,6 +114,8 @@ def run_one(corpus: Path, out: Path, sizes: str, profile: str | None) -> dict:
         "sent_per_s_cpu": round(n / cpu),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "forms": manifest["corpus"]["forms"],
+        "bigrams": manifest["corpus"]["bigrams"],
+        "pooled": sum(e["pooled"] for e in manifest["tasks"].values()),
         "written": {t: e["sentences"]["taken"] for t, e in manifest["tasks"].items()},
         "partial": sorted(t for t, e in manifest["tasks"].items() if e["partial"]),
     }
@@ -135,11 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     parser.add_argument("--profile", default=None, help="cProfile output of the first size")
+    parser.add_argument("--tasks", nargs="+", default=None, help="tasks (default: all nine)")
     parser.add_argument("--one", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)  # fmt: skip
     if args.one is not None:  # child process: one extraction, figures as JSON on stdout
         print(json.dumps(run_one(args.one, args.work / f"out-{args.one.stem}", args.sizes,
-                                 args.profile)))  # fmt: skip
+                                 args.profile, args.tasks)))  # fmt: skip
         return 0
     if not (SHARED / SOURCES[0]).exists():
         print(f"needs the shared treebanks in {SHARED}", file=sys.stderr)
@@ -151,15 +156,18 @@ def main(argv: list[str] | None = None) -> int:
             build_corpus(corpus, n)
         cmd = [sys.executable, __file__, "--one", str(corpus), "--sizes", args.sizes,
                "--work", str(args.work)]  # fmt: skip
+        if args.tasks:
+            cmd += ["--tasks", *args.tasks]
         if args.profile and i == 0:
             cmd += ["--profile", args.profile]
         res = subprocess.run(cmd, check=True, capture_output=True, text=True)
         rows.append(json.loads(res.stdout.strip().splitlines()[-1]))
     print(f"{'sentences':>10} {'wall s':>8} {'cpu s':>8} {'sent/s wall':>12} {'sent/s cpu':>11} "
-          f"{'peak RSS MB':>12} {'forms':>8}")  # fmt: skip
+          f"{'peak RSS MB':>12} {'forms':>8} {'bigrams':>9} {'pooled':>8}")  # fmt: skip
     for r in rows:
         print(f"{r['sentences']:>10} {r['wall_s']:>8} {r['cpu_s']:>8} {r['sent_per_s_wall']:>12} "
-              f"{r['sent_per_s_cpu']:>11} {r['peak_rss_mb']:>12} {r['forms']:>8}")  # fmt: skip
+              f"{r['sent_per_s_cpu']:>11} {r['peak_rss_mb']:>12} {r['forms']:>8} "
+              f"{r['bigrams']:>9} {r['pooled']:>8}")  # fmt: skip
     for r in rows:
         print(f"written at {r['sentences']}: {r['written']}; partial: {r['partial']}")
     if args.json:

@@ -143,11 +143,15 @@ def test_filters_each_reason() -> None:
 
 
 def test_dedup_table_is_bounded() -> None:
-    t = DedupTable(slots_log2=4)  # 16 slots, remembers at most 11
+    t = DedupTable(slots_log2=4, start_log2=2)  # grows 4 -> 8 -> 16 slots; remembers 11
     assert all(t.add(h) for h in range(1, 12))
     assert not t.add(5) and not t.add(11)
     assert t.add(99) and t.saturated and t.add(99)  # full: no longer remembered
     assert t.size == 11
+    big = DedupTable(slots_log2=20, start_log2=3)
+    assert all(big.add(h * 7919) for h in range(1, 5000))
+    assert not any(big.add(h * 7919) for h in range(1, 5000))
+    assert big.size == 4999 and not big.saturated
 
 
 def test_punkt_trained_offline() -> None:

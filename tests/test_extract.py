@@ -284,6 +284,15 @@ def test_allow_partial_writes_balanced_and_marks_it(tmp_path, corpus):
     assert check_probing_dir(tmp_path) == []
 
 
+def test_task_without_labels_is_reported(tmp_path, corpus):
+    empty = TaskSpec("Empty", "empty", (), NoParams, lambda s, ctx, rng: None)
+    with pytest.raises(XProbeError, match="Empty"):
+        run(tmp_path / "a", corpus, [empty, PARITY])
+    m = run(tmp_path / "b", corpus, [empty, PARITY], allow_partial=True)
+    assert m["tasks"]["empty"]["partial"] and m["tasks"]["empty"]["lines"] == 0
+    assert not m["tasks"]["parity"]["partial"]
+
+
 def test_failed_write_leaves_no_manifest(tmp_path, corpus, monkeypatch):
     run(tmp_path, corpus, [PARITY])
     import xprobe.extract_write as w
@@ -457,3 +466,11 @@ def test_stdin_is_spooled(tmp_path, corpus, monkeypatch):
     other = run(tmp_path / "f", corpus, [PARITY], sizes=(20, 4, 4))
     assert (tmp_path / "parity.txt").read_bytes() == (tmp_path / "f" / "parity.txt").read_bytes()
     assert m["inputs"][0]["sha256"] == other["inputs"][0]["sha256"]
+
+
+def test_task_bug_is_a_clear_error(tmp_path, corpus):
+    bad = TaskSpec("Bad", "bad", ("a", "b"), NoParams, _keyed)
+    with pytest.raises(
+        XProbeError, match=r"task Bad gave label '(hi|lo)', not one of \('a', 'b'\)"
+    ):
+        run(tmp_path, corpus, [bad])

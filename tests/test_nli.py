@@ -5,6 +5,9 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +19,16 @@ from xprobe.encoders.checkpoint import load_encoder
 from xprobe.errors import InputError, XProbeError
 from xprobe.nli import NLI_LABELS, TrainConfig, load_classifier, nli_features, train_nli
 from xprobe.nli_data import ReadCounts, make_tokenizer, read_nli
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """torch's 2 OpenMP threads spin ~100x slower on a busy shared CPU: use one."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
 
 WORDS = ["a", "b", "c", "d", "e", "f", "g", "h"]
 
@@ -58,7 +71,7 @@ def test_tsv_layouts(tmp_path) -> None:
     assert [(p.premise, p.hypothesis, p.label) for p in pairs] == [(["a", "b"], ["c"], 1)]
     bad = tmp_path / "bad.tsv"
     bad.write_text("a\tb\tneutral\nc\td\tmaybe\n", encoding="utf-8")
-    with pytest.raises(InputError, match="bad.tsv:2: unknown label 'maybe'"):
+    with pytest.raises(InputError, match=r"bad\.tsv:2: unknown label 'maybe'"):
         list(read_nli(bad, ws))
 
 
@@ -68,10 +81,12 @@ def toy(tmp_path):
     gen = np.random.default_rng(0)
     vec = tmp_path / "toy.vec"
     vec.write_text(
-        "".join(w + " " + " ".join(f"{x:.4f}" for x in gen.standard_normal(6)) + "\n" for w in WORDS)
+        "".join(
+            w + " " + " ".join(f"{x:.4f}" for x in gen.standard_normal(6)) + "\n" for w in WORDS
+        )
     )
     r = random.Random(0)
-    for name, n in (("train", 300), ("dev", 60)):
+    for name, n in (("train", 160), ("dev", 40)):
         lines = []
         for _ in range(n):
             prem = r.sample(WORDS, 3)
@@ -101,15 +116,15 @@ def toy_config(d, out: str, **kw) -> TrainConfig:
 
 
 def test_resume_gives_the_same_result_as_an_uninterrupted_run(toy) -> None:
-    full = train_nli(toy_config(toy, "full"))
+    full = train_nli(toy_config(toy, "full", epochs=2))
     part = train_nli(toy_config(toy, "part", epochs=1))  # "crashes" after epoch 1
     assert part["epochs_run"] == 1
     with pytest.raises(XProbeError, match="--resume"):
         train_nli(toy_config(toy, "part"))
     with pytest.raises(XProbeError, match=r"settings differ: \['lr'\]"):
         train_nli(toy_config(toy, "part", resume=True, lr=0.01))
-    resumed = train_nli(toy_config(toy, "part", resume=True))
-    assert resumed["history"] == full["history"] and resumed["epochs_run"] == 3
+    resumed = train_nli(toy_config(toy, "part", epochs=2, resume=True))
+    assert resumed["history"] == full["history"] and resumed["epochs_run"] == 2
     a = torch.load(toy / "full" / "train_state.pt", weights_only=True)
     b = torch.load(toy / "part" / "train_state.pt", weights_only=True)
     for key in a["encoder"]:
@@ -131,7 +146,7 @@ def test_output_dir_is_a_usable_encoder_and_classifier(toy) -> None:
     cfg = json.loads((toy / "m" / "config.json").read_text())
     assert cfg["extra"]["best_dev_acc"] == summary["best_dev_acc"]
     (toy / "m" / "nli_classifier.pt").write_bytes(b"junk")
-    with pytest.raises(XProbeError, match="nli_classifier.pt: corrupted"):
+    with pytest.raises(XProbeError, match=r"nli_classifier\.pt: corrupted"):
         load_classifier(toy / "m")
 
 
@@ -142,45 +157,52 @@ def test_cli_train_then_encode(toy, capsys) -> None:
     assert main([*args, "--tokenizer", "whitespace", "--device", "cpu"]) == 0
     assert json.loads(capsys.readouterr().out.strip())["epochs_run"] == 1
     (toy / "s.txt").write_text("a b c\n\nh zzz g\n")
-    assert main(["encode", "--encoder", str(toy / "c"), str(toy / "s.txt"), "--out", str(toy / "s.npy")]) == 0
+    assert (
+        main(
+            ["encode", "--encoder", str(toy / "c"), str(toy / "s.txt"), "--out", str(toy / "s.npy")]
+        )
+        == 0
+    )
     got = np.load(toy / "s.npy")
     enc = load_encoder(toy / "c")
     np.testing.assert_allclose(got, enc.encode([["a", "b", "c"], [], ["h", "zzz", "g"]]), atol=1e-6)
-    assert main(["encode", "--encoder", str(toy / "nope"), str(toy / "s.txt"), "--out", "x.npy"]) == 2
+    assert (
+        main(["encode", "--encoder", str(toy / "nope"), str(toy / "s.txt"), "--out", "x.npy"]) == 2
+    )
 
 
-def train_fasttext(fasttext, path, **kw):
-    """fastText skipgram, retried on its sporadic "Encountered NaN" (seen in-process on this
-    machine on the first call, never in a fresh process on the same text)."""
-    for attempt in range(3):
-        try:
-            return fasttext.train_unsupervised(str(path), minCount=1, thread=1, verbose=0, **kw)
-        except RuntimeError as e:
-            if "NaN" not in str(e) or attempt == 2:
-                raise
-    raise AssertionError("unreachable")
+def train_fasttext(text: Path, out: Path, **kw) -> None:
+    """fastText skipgram vectors -> ``out`` (.bin), trained in a fresh process: in a process that
+    has already done other work, fastText's training here failed with "Encountered NaN"."""
+    code = (
+        "import sys, fasttext; m = fasttext.train_unsupervised(sys.argv[1], minCount=1, "
+        f"thread=1, verbose=0, **{kw!r}); m.save_model(sys.argv[2])"
+    )
+    subprocess.run([sys.executable, "-c", code, str(text), str(out)], check=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_tiny_real_snli_run_learns(tmp_path) -> None:
-    """fastText vectors trained here on SNLI sentences; a tiny BiLSTM beats the majority class."""
-    fasttext = pytest.importorskip("fasttext")
+    """fastText vectors trained here on SNLI sentences; a tiny BiLSTM beats the majority class.
+
+    ~25 s on an idle 2-core CPU, much more on a busy one: marked slow."""
+    pytest.importorskip("fasttext")
     src = {s: shared_path("data", "snli", f"snli_1.0_{s}.jsonl.gz") for s in ("dev", "test")}
     lines = {"train": [], "dev": [], "test": []}
     with gzip.open(src["dev"], "rt", encoding="utf-8") as f:
         for i, line in enumerate(f):
-            lines["train" if i < 4000 else "dev"].append(line)
-            if i >= 4800:
+            lines["train" if i < 3000 else "dev"].append(line)
+            if i >= 3600:
                 break
     with gzip.open(src["test"], "rt", encoding="utf-8") as f:
-        lines["test"] = [line for _, line in zip(range(1000), f, strict=False)]
+        lines["test"] = [line for _, line in zip(range(800), f, strict=False)]
     tok = make_tokenizer()
     with open(tmp_path / "text.txt", "w", encoding="utf-8") as out:
         for name, rows in lines.items():
             (tmp_path / f"{name}.jsonl").write_text("".join(rows), encoding="utf-8")
             for p in read_nli(tmp_path / f"{name}.jsonl", tok):
                 out.write(" ".join(p.premise) + "\n" + " ".join(p.hypothesis) + "\n")
-    model = train_fasttext(fasttext, tmp_path / "text.txt", dim=32, epoch=3, bucket=20000)
-    model.save_model(str(tmp_path / "v.bin"))
+    train_fasttext(tmp_path / "text.txt", tmp_path / "v.bin", dim=32, epoch=3, bucket=20000)
     cfg = TrainConfig(
         arch="bilstm-max",
         vectors=str(tmp_path / "v.bin"),
@@ -189,7 +211,7 @@ def test_tiny_real_snli_run_learns(tmp_path) -> None:
         test=str(tmp_path / "test.jsonl"),
         out=str(tmp_path / "m"),
         epochs=3,
-        sizes={"hidden": 48, "layers": 1},
+        sizes={"hidden": 32, "layers": 1},
         classifier_hidden=64,
         device="cpu",
     )

@@ -147,8 +147,10 @@ def _selection_pass(
                 if pending == 1000:
                     bar.update(pending)
                     pending = 0
-                n = surface_count(block)
-                if n < lo or n > hi:
+                # lines after the comments bound the surface tokens from above; the exact
+                # count is needed only when ranges/empty nodes could bring a long block in
+                n = len(block) - (block[0][:1] == "#") - (len(block) > 1 and block[1][:1] == "#")
+                if n < lo or (n > hi and surface_count(block) > hi):
                     continue
                 try:
                     sent = parse_block(block, start, names[fi])
@@ -156,8 +158,10 @@ def _selection_pass(
                     if config.on_error == "raise":
                         raise
                     continue  # counted by the frequency pass
-                counts["in_length_range"] += 1
                 tokens = sent.tokens
+                if not lo <= len(tokens) <= hi:
+                    continue
+                counts["in_length_range"] += 1
                 text = " ".join(tokens)
                 if len(text.split()) != len(tokens):
                     counts["whitespace_token"] += 1
@@ -235,6 +239,7 @@ def _prepare_runs(
                 profile.code,
                 i,
                 margin=config.pool_margin,
+                provenance=config.provenance,
             )
         )
     return runs
@@ -320,7 +325,12 @@ def _manifest(
         "common": {"min_tokens": config.min_tokens, "max_tokens": config.max_tokens},
         "inputs": inputs,
         "reader": {"on_error": config.on_error, **read.as_dict()},
-        "corpus": {"sentences": stats.sentences, "forms": len(stats.forms), **counts},
+        "corpus": {
+            "sentences": stats.sentences,
+            "forms": len(stats.forms),
+            "bigrams": len(stats.bigrams),
+            **counts,
+        },
         "provenance_columns": list(PROVENANCE_COLUMNS) if config.provenance else [],
         "task_order": [r.run.spec.file for r in sorted(results, key=lambda r: r.rank)],
         "tasks": tasks,

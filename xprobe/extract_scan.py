@@ -140,12 +140,17 @@ _IDS = tuple(str(i) for i in range(1, 1001))
 
 
 def _simple_surface(block: list[str]) -> tuple[list[str], list[str]] | None:
-    """Forms and UPOS of a block of comments then plain word lines (the common case), checked
-    as :func:`xprobe.ud.parse_block` checks them; None for anything else."""
+    """Forms and UPOS of a block of comments, then word lines and multiword ranges (the common
+    case), checked as :func:`xprobe.ud.parse_block` checks them; None for anything else."""
     c = 0
     while c < len(block) and block[c][:1] == "#":
         c += 1
     lines = block[c:] if c else block
+    ranges: dict[int, tuple[int, str]] = {}
+    if _RANGE_OR_EMPTY.search("\n".join(lines)) is not None:
+        lines, ranges = _split_ranges(lines)  # type: ignore[assignment]
+        if not ranges:
+            return None
     n = len(lines)
     if not n or n > len(_IDS) or set(map(str.count, lines, _TABS * n)) != {9}:
         return None
@@ -158,7 +163,32 @@ def _simple_surface(block: list[str]) -> tuple[list[str], list[str]] | None:
         return None
     if not _is_tree(list(map(int, head_cells))) or _undecodable(block):
         return None
+    if ranges:
+        if any(end > n for end, _ in ranges.values()):
+            return None
+        return _merge_ranges(cells[1::10], cells[3::10], ranges)
     return cells[1::10], cells[3::10]
+
+
+def _split_ranges(lines: list[str]) -> tuple[list[str], dict[int, tuple[int, str]]]:
+    """Word lines, and well-formed range lines as {start: (end, form)}; no ranges when any
+    range or empty-node line is irregular (the caller then gives up)."""
+    words: list[str] = []
+    ranges: dict[int, tuple[int, str]] = {}
+    for line in lines:
+        ident = line[: line.find("\t")]
+        if ident.isdigit():
+            words.append(line)
+            continue
+        a, dash, b = ident.partition("-")
+        cols = line.split("\t")
+        if not (dash and a.isdigit() and b.isdigit()) or len(cols) != 10:
+            return lines, {}
+        start, end = int(a), int(b)
+        if start >= end or start != len(words) + 1:
+            return lines, {}
+        ranges[start] = (end, cols[1])
+    return words, ranges
 
 
 def _fast_surface(block: list[str]) -> tuple[list[str], list[str]] | None:

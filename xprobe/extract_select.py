@@ -10,6 +10,7 @@ unless exclusivity is off).
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,6 +52,7 @@ class TaskRun:
     members: set[int] = field(default_factory=set)
     exclude: frozenset[int] | set[int] = frozenset()  # source texts other tasks already took
     starved: bool = False
+    provenance: bool = True  # keep sent_ids for the provenance file
 
     def __post_init__(self) -> None:
         purpose = (self.lang, self.spec.file)
@@ -62,11 +64,16 @@ class TaskRun:
         self.declared = frozenset(self.spec.strata)
         self.candidate = self.spec.candidate
 
-    def capacity(self, split: int, flexible: bool) -> int:
+    def capacity(self, split: int, flexible: bool, seen_strata: int = 1) -> int:
         """Pool size of a cell (``split`` SHARED: all splits): the most any plan could take
-        from it, plus a margin for the candidates that rarer tasks take first."""
+        from it, plus a margin for the candidates that rarer tasks take first.
+
+        Declared strata divide it by their number. Data-driven strata (``seen_strata`` of them
+        so far) divide it by half their number: a plan can then still fill every label while
+        at least half the strata offer enough, and memory stays near the sizes asked.
+        """
         sizes = self.sizes if split == SHARED else (self.sizes[split],)
-        m = len(self.spec.strata) or 1
+        m = len(self.spec.strata) or max(1, seen_strata // 2)
         k = max(1, len(self.labels))
         need = 0
         for n in sizes:
@@ -121,19 +128,44 @@ class TaskRun:
         cell = (split, label, stratum)
         pool = self.pools.get(cell)
         if pool is None:
-            pool = self.pools[cell] = Pool(self.capacity(split, flexible))
+            pool = self._new_pool(cell, flexible)
         prio = mix64(h ^ self.salt_prio)
         heap = pool.heap
         if len(heap) >= pool.cap and (not heap or -heap[0][0] <= prio):
             pool.evicted += 1
             return
         vt = tuple(
-            (v.label, text if v.tokens == tokens else " ".join(v.tokens), v.key) for v in variants
+            (
+                v.label,
+                text if v.tokens is tokens or v.tokens == tokens else " ".join(v.tokens),
+                v.key,
+            )
+            for v in variants
         )
-        out = pool.offer(prio, h, (vt, (fi, line, sent.comment("sent_id")), stratum))
+        sent_id = sent.comment("sent_id") if self.provenance else None
+        out = pool.offer(prio, h, (vt, (fi, line, sent_id), stratum))
         self.members.add(h)
         if out is not None:
             self.members.discard(out)
+
+    def _new_pool(self, cell: tuple[int, str, str], flexible: bool) -> Pool:
+        """Create a cell's pool; a new data-driven stratum shrinks its split's other pools
+        (dropping their highest priorities keeps each a bottom-k sample)."""
+        split, _, stratum = cell
+        if self.declared or not stratum:
+            pool = self.pools[cell] = Pool(self.capacity(split, flexible))
+            return pool
+        strata = {s for (sp, _, s) in self.pools if sp == split} | {stratum}
+        cap = self.capacity(split, flexible, len(strata))
+        pool = self.pools[cell] = Pool(cap)
+        for (sp, _, _), other in self.pools.items():
+            if sp != split or other.cap == cap:
+                continue
+            other.cap = cap
+            while len(other.heap) > cap:
+                self.members.discard(heapq.heappop(other.heap)[1])
+                other.evicted += 1
+        return pool
 
     def _check_arity(self, flexible: bool) -> None:
         if self.flexible is None:
@@ -251,6 +283,8 @@ def _starved(
 ) -> bool:
     """Whether a label short in split ``si`` had a full pool that lost entries to other tasks
     (then a larger pool could have filled it)."""
+    if not run.labels:
+        return False
     need = {FLEX: n} if flexible else label_quota(n, run.labels)
     have: dict[str, int] = {}
     for (label, _), c in avail.items():

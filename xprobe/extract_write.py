@@ -113,6 +113,7 @@ def task_manifest(res: TaskResult, seen: int, params: dict[str, Any]) -> dict[st
         "partial": res.partial,
         "shortfalls": res.shortfalls,
         "rarity_rank": res.rank,
+        "pooled": sum(len(p.heap) for p in run.pools.values()),
         "flexible": bool(run.flexible),
         "strata_declared": list(run.spec.strata),
     }

@@ -35,7 +35,7 @@ import numpy as np
 
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write, derive_seed, np_rng, sha256_file, write_json
-from xprobe.nli_data import NLI_LABELS, make_tokenizer, read_nli
+from xprobe.nli_data import NLI_LABELS, IndexedPairs, index_pairs, read_pairs
 
 if TYPE_CHECKING:
     import torch
@@ -135,47 +135,14 @@ class TrainConfig:
     lowercase: bool = False
     tokenizer: str = "moses"
     lang: str = "en"
+    threads: int | None = None
 
     def identity(self) -> dict[str, Any]:
         """The fields a resumed run must share with the run it continues."""
         d = asdict(self)
-        for k in ("out", "resume", "device", "epochs", "patience", "test"):
+        for k in ("out", "resume", "device", "epochs", "patience", "test", "threads"):
             d.pop(k)
         return d
-
-
-@dataclass
-class _Split:
-    """Pairs as row-index arrays into the vectors table (OOV already dropped)."""
-
-    premises: list[np.ndarray]
-    hypotheses: list[np.ndarray]
-    labels: np.ndarray
-
-
-def _read_split(paths: list[str], cfg: TrainConfig, limit: int | None = None) -> list:
-    tokenize = make_tokenizer(cfg.tokenizer, cfg.lang)
-    pairs = []
-    for path in paths:
-        for pair in read_nli(path, tokenize):
-            if limit is not None and len(pairs) >= limit:
-                return pairs
-            pairs.append(pair)
-    if not pairs:
-        raise XProbeError(f"{', '.join(paths)}: no labelled NLI pairs")
-    return pairs
-
-
-def _index_split(pairs: list, index: dict[str, int], lowercase: bool) -> _Split:
-    def ids(tokens: list[str]) -> np.ndarray:
-        keys = (t.lower() for t in tokens) if lowercase else tokens
-        return np.array([i for k in keys if (i := index.get(k)) is not None], dtype=np.int64)
-
-    return _Split(
-        [ids(p.premise) for p in pairs],
-        [ids(p.hypothesis) for p in pairs],
-        np.array([p.label for p in pairs], dtype=np.int64),
-    )
 
 
 def _batch(table: torch.Tensor, seqs: list[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -190,13 +157,13 @@ def _batch(table: torch.Tensor, seqs: list[np.ndarray]) -> tuple[torch.Tensor, t
     return table[torch.from_numpy(idx).to(table.device)], torch.tensor(lengths, device=table.device)
 
 
-def _logits(encoder, clf, table, split: _Split, rows) -> torch.Tensor:
+def _logits(encoder, clf, table, split: IndexedPairs, rows) -> torch.Tensor:
     u = encoder.module(*_batch(table, [split.premises[i] for i in rows]))
     v = encoder.module(*_batch(table, [split.hypotheses[i] for i in rows]))
     return clf(nli_features(u, v))
 
 
-def evaluate(encoder, clf, table, split: _Split, batch_size: int = 256) -> float:
+def evaluate(encoder, clf, table, split: IndexedPairs, batch_size: int = 256) -> float:
     """Accuracy of ``clf`` on ``split`` (eval mode, no gradients)."""
     import torch
 
@@ -229,6 +196,8 @@ def train_nli(cfg: TrainConfig) -> dict[str, Any]:
             "or choose another --out"
         )
     device = resolve_device(cfg.device)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
     vectors, splits, info = _prepare(cfg)
     encoder = encoder_for(cfg, vectors).to(device)
     with torch.random.fork_rng(devices=[]):
@@ -270,18 +239,20 @@ def save_encoder_quiet(out: Path, encoder, extra: dict[str, Any], files: dict[st
     save_encoder(out, encoder, extra=extra, files=files)
 
 
-def _prepare(cfg: TrainConfig) -> tuple[Any, dict[str, _Split], dict[str, Any]]:
+def _prepare(cfg: TrainConfig) -> tuple[Any, dict[str, IndexedPairs], dict[str, Any]]:
     """Read the pairs, load the vectors of their vocabulary, index the sentences."""
+    from xprobe.nli_data import make_tokenizer
     from xprobe.vectors import load_vectors
 
-    raw = {"train": _read_split(cfg.train, cfg, cfg.max_train), "dev": _read_split([cfg.dev], cfg)}
+    tok = make_tokenizer(cfg.tokenizer, cfg.lang)
+    raw = {"train": read_pairs(cfg.train, tok, cfg.max_train), "dev": read_pairs([cfg.dev], tok)}
     if cfg.test:
-        raw["test"] = _read_split([cfg.test], cfg)
+        raw["test"] = read_pairs([cfg.test], tok)
     vocab = {t for pairs in raw.values() for p in pairs for t in (*p.premise, *p.hypothesis)}
     vectors = load_vectors(cfg.vectors, vocab=vocab, lowercase=cfg.lowercase)
     if len(vectors) == 0:
         raise XProbeError(f"{cfg.vectors}: none of the {len(vocab)} NLI words has a vector")
-    splits = {name: _index_split(pairs, vectors.index, cfg.lowercase) for name, pairs in raw.items()}
+    splits = {name: index_pairs(pairs, vectors.index, cfg.lowercase) for name, pairs in raw.items()}
     keys = {t.lower() if cfg.lowercase else t for t in vocab}
     info = {
         "train_files": list(cfg.train),
@@ -290,13 +261,15 @@ def _prepare(cfg: TrainConfig) -> tuple[Any, dict[str, _Split], dict[str, Any]]:
         "pairs": {name: len(s.labels) for name, s in splits.items()},
         "vocab_size": len(keys),
         "vocab_with_vector": len(vectors),
-        "training": {k: v for k, v in asdict(cfg).items() if k not in ("resume", "device")},
+        "training": {
+            k: v for k, v in asdict(cfg).items() if k not in ("resume", "device", "threads")
+        },
     }
     log.info("pairs %s; %d/%d word types have vectors", info["pairs"], len(vectors), len(keys))
     return vectors, splits, info
 
 
-def _train_epoch(encoder, clf, table, split: _Split, opt, cfg: TrainConfig, epoch: int):
+def _train_epoch(encoder, clf, table, split: IndexedPairs, opt, cfg: TrainConfig, epoch: int):
     """One pass over ``split`` in the seeded order of ``epoch``; returns (mean loss, accuracy)."""
     import torch
     from tqdm import tqdm
@@ -356,8 +329,11 @@ def _restore(path: Path, cfg: TrainConfig, encoder, clf, opt) -> dict[str, Any]:
         raise
     except Exception as e:
         raise XProbeError(f"{path}: unreadable training state ({e})") from None
-    log.info("resuming after epoch %d (best dev acc %.4f)", state["progress"]["epoch"],
-             state["progress"]["best_acc"])
+    log.info(
+        "resuming after epoch %d (best dev acc %.4f)",
+        state["progress"]["epoch"],
+        state["progress"]["best_acc"],
+    )
     return dict(state["progress"])
 
 

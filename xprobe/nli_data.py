@@ -32,10 +32,21 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from xprobe.errors import InputError, XProbeError
 from xprobe.files import open_text
 
-__all__ = ["NLI_LABELS", "NLIPair", "ReadCounts", "make_tokenizer", "read_nli"]
+__all__ = [
+    "NLI_LABELS",
+    "IndexedPairs",
+    "NLIPair",
+    "ReadCounts",
+    "index_pairs",
+    "make_tokenizer",
+    "read_nli",
+    "read_pairs",
+]
 
 log = logging.getLogger(__name__)
 
@@ -131,3 +142,41 @@ def _tsv_rows(p: Path) -> Iterator[tuple[int, str, str, str]]:
                     str(p), lineno, f"expected at least {max(columns) + 1} tab-separated fields"
                 )
             yield lineno, fields[columns[0]], fields[columns[1]], fields[columns[2]]
+
+
+@dataclass
+class IndexedPairs:
+    """Pairs as row-index arrays into the vectors table (OOV already dropped)."""
+
+    premises: list[np.ndarray]
+    hypotheses: list[np.ndarray]
+    labels: np.ndarray
+
+
+def read_pairs(
+    paths: list[str], tokenize: Callable[[str], list[str]], limit: int | None = None
+) -> list[NLIPair]:
+    """The labelled pairs of ``paths`` in order (the first ``limit`` when given); never empty."""
+    pairs: list[NLIPair] = []
+    for path in paths:
+        for pair in read_nli(path, tokenize):
+            if limit is not None and len(pairs) >= limit:
+                return pairs
+            pairs.append(pair)
+    if not pairs:
+        raise XProbeError(f"{', '.join(paths)}: no labelled NLI pairs")
+    return pairs
+
+
+def index_pairs(pairs: list[NLIPair], index: dict[str, int], lowercase: bool) -> IndexedPairs:
+    """Pairs as arrays of rows of a vectors table (``index``); words without a row dropped."""
+
+    def ids(tokens: list[str]) -> np.ndarray:
+        keys = (t.lower() for t in tokens) if lowercase else tokens
+        return np.array([i for k in keys if (i := index.get(k)) is not None], dtype=np.int64)
+
+    return IndexedPairs(
+        [ids(p.premise) for p in pairs],
+        [ids(p.hypothesis) for p in pairs],
+        np.array([p.label for p in pairs], dtype=np.int64),
+    )

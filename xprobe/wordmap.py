@@ -167,10 +167,14 @@ def precision_at_1(
     tgt_words: Sequence[str],
     gold: dict[str, set[str]],
     k: int = 10,
-) -> dict[str, float]:
-    """P@1 of ``gold`` (source word -> valid translations) with NN and CSLS; rows unit-length."""
+) -> dict[str, float | None]:
+    """P@1 of ``gold`` (source word -> valid translations) with NN and CSLS; rows unit-length.
+
+    Both are None when ``gold`` is empty (nothing held out).
+    """
     if not gold:
-        return {"p_at_1_nn": 0.0, "p_at_1_csls": 0.0}
+        return {"p_at_1_nn": None, "p_at_1_csls": None}
+    src, tgt = src.astype(np.float32), tgt.astype(np.float32)  # float32 search: 2x faster
     s_index = {w: i for i, w in enumerate(src_words)}
     queries = src[[s_index[w] for w in gold]]
     nn = nearest(queries, tgt)
@@ -249,14 +253,8 @@ def map_vectors(
         "orthogonality_error": float(np.abs(w.T @ w - np.eye(len(w))).max()),
         "raw_output": raw_output,
     }
-    log.info(
-        "mapped %d target words with %d pairs; P@1 NN %.3f, CSLS %.3f on %d words",
-        len(tgt),
-        len(train),
-        scores["p_at_1_nn"],
-        scores["p_at_1_csls"],
-        len(gold),
-    )
+    log.info("mapped %d target words with %d pairs; P@1 on %d words: %s", len(tgt), len(train),
+             len(gold), scores)  # fmt: skip
     return MappingResult(w, mapped, report)
 
 

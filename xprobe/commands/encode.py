@@ -5,9 +5,10 @@ Moses-tokenised); with --lang XX (and without --tokenized) each line is Moses-to
 Row i of the output is the vector of line i (empty lines get the vector of an empty sentence).
 The file is streamed in chunks and the .npy written atomically.
 
-Encoder SPEC: a trained encoder directory (from `xprobe train-nli` or `xprobe map`), or
-random:ARCH:VECTORS for an untrained baseline over word vectors (and whatever else
-`xprobe probe --encoder` accepts).
+Encoder SPEC: anything `xprobe probe --encoder` accepts that can embed new sentences: a trained
+encoder directory (from `xprobe train-nli` or `xprobe map`), random:ARCH:VECTORS[:SEED] for an
+untrained baseline, bov:VECTORS, pmeans:VECTORS, python:module:function. Only the vectors of the
+file's words are loaded.
 
 Example:
   xprobe encode --encoder models/en-bilstm-max probing/en/bigram_shift.txt --out bshift.npy
@@ -27,7 +28,9 @@ log = logging.getLogger(__name__)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--encoder", required=True, help="encoder SPEC: a checkpoint DIR or random:ARCH:VECTORS"
+        "--encoder",
+        required=True,
+        help="encoder SPEC: checkpoint DIR, random:ARCH:VECTORS[:SEED], ...",
     )
     parser.add_argument("file", help="sentences, one per line (UTF-8, .gz allowed)")
     parser.add_argument("--out", required=True, help="output .npy file (float32, n x dim)")
@@ -41,32 +44,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--chunk", type=int, default=4096, help="sentences read and encoded at a time (4096)"
     )
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (neural encoders)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of a random: encoder (0)")
+    parser.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
 
 
-def load_spec(spec: str, device: str = "cpu", seed: int = 0):
-    """An Encoder from SPEC: the probe harness's parser when present, else DIR / random:."""
+def load_spec(spec: str, vocab: set[str] | None = None, device: str = "cpu"):
+    """The Encoder a SPEC names (the probe harness's ``parse_encoder``); checks it can encode."""
     from xprobe.encoders.neural import resolve_device
+    from xprobe.encoders.spec import parse_encoder
     from xprobe.errors import XProbeError
 
-    device = resolve_device(device)
-    try:
-        from xprobe.encoders.spec import parse_encoder_spec
-    except ImportError:
-        parse_encoder_spec = None
-    if parse_encoder_spec is not None:
-        return parse_encoder_spec(spec)
-    if spec.startswith("random:"):
-        from xprobe.encoders.neural import random_encoder
-        from xprobe.vectors import load_vectors
-
-        parts = spec.split(":", 2)
-        if len(parts) != 3:
-            raise XProbeError(f"encoder spec {spec!r}: expected random:ARCH:VECTORS")
-        return random_encoder(parts[1], load_vectors(parts[2]), seed=seed, device=device)
-    from xprobe.encoders.checkpoint import load_encoder
-
-    return load_encoder(spec, device=device)
+    encoder = parse_encoder(spec, vocab=vocab, device=resolve_device(device))
+    if not callable(getattr(encoder, "encode", None)) or not hasattr(encoder, "dim"):
+        raise XProbeError(f"--encoder {spec}: cannot embed new sentences (precomputed rows?)")
+    return encoder
 
 
 def _chunks(path: Path, size: int, tokenize) -> Iterator[list[list[str]]]:
@@ -98,9 +88,16 @@ def run(args: argparse.Namespace) -> int:
     if not src.is_file():
         raise XProbeError(f"{src}: sentence file not found")
     tokenize = str.split if args.tokenized or not args.lang else make_tokenizer("moses", args.lang)
-    encoder = load_spec(args.encoder, args.device, args.seed)
-    with open_text(src) as f:
-        n = sum(1 for _ in f)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    n, vocab = 0, set()
+    with open_text(src) as f:  # first pass: count lines, collect the words to load vectors for
+        for line in f:
+            n += 1
+            vocab.update(tokenize(line.strip()))
+    encoder = load_spec(args.encoder, vocab, args.device)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp.npy", dir=out.parent)
     os.close(fd)

@@ -5,6 +5,14 @@ offers every sentence of 5..28 surface tokens to every task. Writes DIR/<task>.t
 format (split<TAB>label<TAB>sentence; tr, va, te in that order) and DIR/manifest.json (sizes,
 parameters, input hashes, counts). Same inputs and seed give byte-identical files.
 
+Selection: classes are balanced within each split (equal counts, a remainder to the first labels)
+and within strata (TreeDepth: every depth class has the same count in each length bin); lexical
+keys (Tense verb form, SubjNum/ObjNum noun form, SOMO replacement) occur in one split only; a
+source sentence feeds at most one task and never appears twice in one, and tasks with the fewest
+candidates pick first. The sample is a seeded random one, independent of corpus order; memory is
+bounded by the sizes asked, not the corpus. A task that cannot be filled is an error listing per
+split and class what was found; --allow-partial writes what there is, still balanced.
+
 Examples:
   xprobe extract --lang en --out probing/en work/en/parsed/*.conllu.gz
   xprobe extract --lang de --out probing/de --tasks SentLen BShift --sizes 1000,100,100 de.conllu
@@ -96,16 +104,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also write DIR/<task>.provenance.tsv, aligned with each task "
         "file: split, label, source file, line, sent_id, key",
     )
+    _add_selection_arguments(parser)
+
+
+def _add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--min-tokens",
         type=int,
         default=5,
+        metavar="N",
         help="shortest sentence used, in surface tokens (default 5)",
     )
     parser.add_argument(
         "--max-tokens",
         type=int,
         default=28,
+        metavar="N",
         help="longest sentence used, in surface tokens (default 28)",
     )
     parser.add_argument(

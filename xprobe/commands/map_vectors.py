@@ -98,9 +98,11 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.report:
         write_json(args.report, report)
-    print(
+    scores = (
         f"P@1 NN {100 * report['p_at_1_nn']:.1f}  CSLS {100 * report['p_at_1_csls']:.1f}  "
-        f"({report['test_words']} test words, {report['train_pairs']} training pairs); "
-        f"wrote {args.out}"
+        f"({report['test_words']} test words"
+        if report["test_words"]
+        else "P@1 not measured (no test words"
     )
+    print(f"{scores}, {report['train_pairs']} training pairs); wrote {args.out}")
     return 0

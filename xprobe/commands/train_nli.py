@@ -59,6 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--device", default="auto", help="auto (CUDA when present), cpu, cuda or cuda:N"
     )
     parser.add_argument(
+        "--threads",
+        type=int,
+        help="CPU threads for torch (default: torch's choice; 1 is much faster on a busy machine)",
+    )
+    parser.add_argument(
         "--resume", action="store_true", help="continue the run saved in --out after a crash"
     )
     parser.add_argument(
@@ -97,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         lowercase=args.lowercase,
         tokenizer=args.tokenizer,
         lang=args.lang,
+        threads=args.threads,
     )
     summary = train_nli(cfg)
     keys = ("best_dev_acc", "best_epoch", "epochs_run", "test_acc", "pairs")

@@ -50,22 +50,39 @@ class FilterConfig:
 
     min_tokens: int = 5
     max_tokens: int = 28
-    dedup_slots_log2: int = 25  # 2**25 slots of 8 bytes = 256 MiB at most, ~23 M sentences
+    dedup_slots_log2: int = 25  # at most 2**25 slots of 8 bytes (256 MiB), ~23 M sentences
 
 
 class DedupTable:
-    """A set of 64-bit hashes in a fixed numpy open-addressing table (linear probing).
+    """A set of 64-bit hashes in a numpy open-addressing table (linear probing).
 
-    ``add(h)`` returns True when ``h`` is new. Once 70 % full it stops remembering new hashes
-    (``saturated`` becomes True): memory never grows beyond ``8 * 2**slots_log2`` bytes.
+    ``add(h)`` returns True when ``h`` is new. The table starts small and doubles while it is
+    70 % full, up to ``2**slots_log2`` slots; once the largest table is 70 % full it stops
+    remembering new hashes (``saturated`` becomes True). Memory never exceeds
+    ``8 * 2**slots_log2`` bytes and stays proportional to the sentences seen.
     """
 
-    def __init__(self, slots_log2: int = 25) -> None:
-        self._table = np.zeros(1 << slots_log2, dtype=np.uint64)
-        self._mask = (1 << slots_log2) - 1
-        self._limit = int(0.7 * (1 << slots_log2))
+    def __init__(self, slots_log2: int = 25, start_log2: int = 16) -> None:
+        self._max_log2 = slots_log2
         self.size = 0
         self.saturated = False
+        self._alloc(min(start_log2, slots_log2))
+
+    def _alloc(self, log2: int) -> None:
+        self._log2 = log2
+        self._table = np.zeros(1 << log2, dtype=np.uint64)
+        self._mask = (1 << log2) - 1
+        self._limit = int(0.7 * (1 << log2))
+
+    def _grow(self) -> None:
+        old = self._table[self._table != 0]
+        self._alloc(self._log2 + 1)
+        table, mask = self._table, self._mask
+        for v in old.tolist():
+            i = v & mask
+            while table[i]:
+                i = (i + 1) & mask
+            table[i] = v
 
     def add(self, h: int) -> bool:
         h = (h & 0xFFFFFFFFFFFFFFFF) or 1  # 0 marks an empty slot
@@ -79,8 +96,11 @@ class DedupTable:
                 return False
             i = (i + 1) & mask
         if self.size >= self._limit:
-            self.saturated = True
-            return True
+            if self._log2 >= self._max_log2:
+                self.saturated = True
+                return True
+            self._grow()
+            return self.add(h)
         table[i] = h
         self.size += 1
         return True

@@ -1,0 +1,152 @@
+"""Probe-classifier benchmark: xprobe's wide-grid trainer vs SentEval's classifier protocol.
+
+SentEval's protocol is reimplemented faithfully (its ``SplitClassifier`` + ``PyTorchClassifier``
+/ ``MLP``; the package cannot be installed here): for each L2 in ``[10**t for t in range(-5,
+-1)]`` train ``Linear`` (nhid 0) or ``Linear-Dropout-Sigmoid-Linear`` with ``Adam(lr=1e-3,
+weight_decay=l2)``, batch 64, ``epoch_size`` 4 passes between validation checks, stop after
+``tenacity`` 5 checks without improvement (SentEval's counter is never reset) or 200 passes, keep
+the best model by dev accuracy; pick the best L2 on dev, **retrain** with it and report test
+accuracy. xprobe trains the same four L2 values as one wide model (``grid="senteval"``).
+
+The data is synthetic 4096-d "embeddings" with a realistic spectrum (a 256-d latent factor model
+plus noise) and labels from a noisy function of the latent factors, so accuracy is far from 100%.
+
+Example (one binary task, 20k/10k/10k, 2 threads)::
+
+    python benchmarks/bench_probe.py --n-train 20000 --classes 2 --threads 2 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import time
+
+import numpy as np
+
+
+def make_data(n: int, dim: int, classes: int, seed: int, latent: int = 256):
+    """X (n, dim) float32 and y: labels from a noisy linear function of latent factors."""
+    g = np.random.default_rng(seed)
+    mix = np.random.default_rng(1234).normal(size=(latent, dim)).astype(np.float32) / 16
+    w = np.random.default_rng(99).normal(size=(latent, classes))
+    z = g.normal(size=(n, latent)).astype(np.float32)
+    logits = z @ w + 2.5 * g.normal(size=(n, classes))
+    y = logits.argmax(1)
+    x = z @ mix + 0.5 * g.normal(size=(n, dim)).astype(np.float32)
+    return x.astype(np.float32), y
+
+
+def senteval_fit(xtr, ytr, xva, yva, l2, nhid, classes, seed=1111):
+    """SentEval's PyTorchClassifier.fit (batch 64, Adam, epoch_size 4, tenacity 5)."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    d = xtr.shape[1]
+    if nhid == 0:
+        model = nn.Sequential(nn.Linear(d, classes))
+    else:
+        model = nn.Sequential(nn.Linear(d, nhid), nn.Dropout(p=0.0), nn.Sigmoid(),
+                              nn.Linear(nhid, classes))  # fmt: skip
+    loss_fn = nn.CrossEntropyLoss()
+    opt = torch.optim.Adam(model.parameters(), weight_decay=l2)
+    xtr_t, ytr_t = torch.from_numpy(xtr), torch.from_numpy(ytr)
+    nepoch, best, stop, count, best_model = 0, -1.0, False, 0, None
+    while not stop and nepoch <= 200:
+        model.train()
+        for _ in range(4):  # epoch_size
+            perm = torch.from_numpy(np.random.permutation(len(xtr)))
+            for i in range(0, len(xtr), 64):
+                idx = perm[i : i + 64]
+                loss = loss_fn(model(xtr_t[idx]), ytr_t[idx])
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        nepoch += 4
+        acc = score(model, xva, yva)
+        if acc > best:
+            best, best_model = acc, copy.deepcopy(model)
+        else:
+            if count >= 5:  # tenacity
+                stop = True
+            count += 1
+    return best_model, best, nepoch
+
+
+def score(model, x, y) -> float:
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        pred = torch.cat([model(torch.from_numpy(x[i : i + 4096])).argmax(1)
+                          for i in range(0, len(x), 4096)])  # fmt: skip
+    return float((pred.numpy() == y).mean())
+
+
+def senteval_split_classifier(xtr, ytr, xva, yva, xte, yte, nhid, classes):
+    regs = [10**t for t in range(-5, -1)]
+    devs, passes = [], 0
+    for reg in regs:
+        _, dev, ne = senteval_fit(xtr, ytr, xva, yva, reg, nhid, classes)
+        devs.append(round(100 * dev, 2))
+        passes += ne
+    opt = regs[int(np.argmax(devs))]
+    model, _, ne = senteval_fit(xtr, ytr, xva, yva, opt, nhid, classes)
+    return {"l2": opt, "dev": max(devs) / 100, "test": score(model, xte, yte),
+            "passes": passes + ne}  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n-train", type=int, default=20000)
+    ap.add_argument("--n-dev", type=int, default=10000)
+    ap.add_argument("--n-test", type=int, default=10000)
+    ap.add_argument("--dim", type=int, default=4096)
+    ap.add_argument("--classes", type=int, default=2)
+    ap.add_argument("--classifier", choices=("lr", "mlp"), default="lr")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--skip-senteval", action="store_true")
+    ap.add_argument("--json", help="write the figures here")
+    args = ap.parse_args()
+
+    import torch
+
+    from xprobe.classifiers import train_select
+
+    torch.set_num_threads(args.threads)
+    nhid = 0 if args.classifier == "lr" else 150
+    x, y = make_data(args.n_train + args.n_dev + args.n_test, args.dim, args.classes, 0)
+    a, b = args.n_train, args.n_train + args.n_dev
+    data = (x[:a], y[:a], x[a:b], y[a:b], x[b:], y[b:])
+    out = {"args": vars(args), "load_before": os.getloadavg()}
+    t = time.perf_counter()
+    r = train_select(*data, kind=args.classifier, grid="senteval", seed=0,
+                     n_classes=args.classes)  # fmt: skip
+    out["xprobe"] = {"seconds": time.perf_counter() - t, "test": r.test_acc, "dev": r.dev_acc,
+                     "l2": r.selected.l2, "epochs": r.epochs}  # fmt: skip
+    if not args.skip_senteval:
+        t = time.perf_counter()
+        s = senteval_split_classifier(*data, nhid, args.classes)
+        out["senteval"] = {"seconds": time.perf_counter() - t, **s}
+        out["speedup"] = out["senteval"]["seconds"] / out["xprobe"]["seconds"]
+        out["test_diff_points"] = 100 * (out["xprobe"]["test"] - s["test"])
+    out["load_after"] = os.getloadavg()
+    print(f"{'method':10s} {'seconds':>9s} {'dev':>7s} {'test':>7s} {'l2':>8s}")
+    for k in ("xprobe", "senteval"):
+        if k in out:
+            v = out[k]
+            print(f"{k:10s} {v['seconds']:9.1f} {v['dev']:7.4f} {v['test']:7.4f} {v['l2']:8.0e}")
+    if "speedup" in out:
+        print(f"speedup {out['speedup']:.1f}x, test diff {out['test_diff_points']:+.2f} points")
+    print(f"load average before {out['load_before']}, after {out['load_after']}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

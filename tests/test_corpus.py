@@ -145,6 +145,9 @@ def test_model_errors_are_clear(tmp_path: Path) -> None:
     tb.write_text("1\tx\n\n", encoding="utf-8")
     with pytest.raises(ModelError, match=r"broken\.conllu"):
         train_model([tb], tmp_path / "x.udpipe")
+    with pytest.raises(ModelError, match=r"training failed: .*dimension '8' is not supported"):
+        train_model([TREEBANK], tmp_path / "y.udpipe", tokenizer="dimension=8")
+    assert not (tmp_path / "y.udpipe").exists()
 
 
 # --------------------------------------------------------------------------- the pipeline

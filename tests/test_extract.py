@@ -474,3 +474,18 @@ def test_task_bug_is_a_clear_error(tmp_path, corpus):
         XProbeError, match=r"task Bad gave label '(hi|lo)', not one of \('a', 'b'\)"
     ):
         run(tmp_path, corpus, [bad])
+
+
+def test_data_driven_strata_fill_to_the_exact_maximum(tmp_path, corpus):
+    """Depthish can give each label sum over strata of min over labels; asking exactly that
+    fills (small pools overflow, so a second pass with full-size pools is made); more is
+    partial (up to two remainder sentences can still come from leftover room)."""
+    usable = {s.text: len(s.tokens) for s in read_conllu(corpus) if 5 <= len(s.tokens) <= 28}
+    cells = Counter((n // 8, str(n % 3)) for n in usable.values())
+    most = sum(min(cells[(st, lab)] for lab in "012") for st in {st for st, _ in cells})
+    m = run(tmp_path / "a", corpus, [DEPTHISH], sizes=(3 * most, 0, 0))
+    assert not m["tasks"]["depthish"]["partial"]
+    assert check_probing_dir(tmp_path / "a") == []
+    m = run(tmp_path / "b", corpus, [DEPTHISH], sizes=(3 * most + 3, 0, 0), allow_partial=True)
+    assert m["tasks"]["depthish"]["partial"]
+    assert 3 * most <= m["tasks"]["depthish"]["written"]["tr"]["total"] <= 3 * most + 2

@@ -92,7 +92,7 @@ def test_cache_hit_on_second_run_and_rerun_skips(tmp_path, data):
 
 def test_same_seed_identical_records(tmp_path, data):
     enc = CountingEncoder()
-    o = _opts(tmp_path, classifiers=("mlp", "nb-unigram"), seeds=2)
+    o = _opts(tmp_path, classifiers=("mlp", "nb-unigram"), seeds=2, grid="none")
     a = run_probe(enc, data, tmp_path / "a.jsonl", o)
     b = run_probe(enc, data, tmp_path / "b.jsonl", o)
     assert a == b
@@ -146,7 +146,7 @@ def test_python_and_npy_specs(tmp_path, data):
     npy = parse_encoder(f"npy:{tmp_path / 'emb.npy'}")
     assert isinstance(npy, NpyEmbeddings)
     recs = run_probe(npy, data, tmp_path / "r.jsonl", _opts(tmp_path, classifiers=("lr",)))
-    assert [r for r in recs if r["split"] == "test"][0]["value"] > 0.9
+    assert next(r for r in recs if r["split"] == "test")["value"] > 0.9
     np.save(tmp_path / "short.npy", arr[:10])
     with pytest.raises(XProbeError, match="aligned"):
         run_probe(parse_encoder(f"npy:{tmp_path / 'short.npy'}"), data, tmp_path / "s.jsonl",

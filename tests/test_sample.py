@@ -36,9 +36,10 @@ def test_same_seed_same_bytes_other_seed_differs(sample: Path, tmp_path: Path) -
     assert same == _files(sample)
     assert same.keys() == other.keys()
     assert same["treebank/en-train.conllu"] != other["treebank/en-train.conllu"]
-    assert same["wiki/dewiki-sample-pages-articles.xml.bz2"] != other[
-        "wiki/dewiki-sample-pages-articles.xml.bz2"
-    ]
+    assert (
+        same["wiki/dewiki-sample-pages-articles.xml.bz2"]
+        != other["wiki/dewiki-sample-pages-articles.xml.bz2"]
+    )
 
 
 def test_morphology_by_hand() -> None:
@@ -76,7 +77,11 @@ def test_realise_by_hand() -> None:
 
 def _sentences(sample: Path) -> dict[str, list]:
     return {
-        lang: [s for split in ("train", "dev") for s in read_conllu(sample / "treebank" / f"{lang}-{split}.conllu")]
+        lang: [
+            s
+            for split in ("train", "dev")
+            for s in read_conllu(sample / "treebank" / f"{lang}-{split}.conllu")
+        ]
         for lang in ("en", "de")
     }
 
@@ -122,8 +127,10 @@ def test_gold_comment_matches_tree(sample: Path) -> None:
             assert subj.upos == "NOUN"
             assert {"Sing": "NN", "Plur": "NNS"}[subj.feat("Number")] == gold["subj"]
         assert ("conj" in deps) == (gold["coord"] == "yes")
-        tensed = root if root.feat("Tense") else next(
-            w for w in s.words if w.head == root.id and w.deprel in ("aux", "cop")
+        tensed = (
+            root
+            if root.feat("Tense")
+            else next(w for w in s.words if w.head == root.id and w.deprel in ("aux", "cop"))
         )
         assert tensed.feat("Tense") == {"PAST": "Past", "PRES": "Pres"}[gold["tense"]]
 
@@ -181,14 +188,26 @@ def test_side_files_well_formed_and_aligned(sample: Path) -> None:
     en = (sample / "parallel" / "en-de.en").read_text("utf-8").splitlines()
     de = (sample / "parallel" / "en-de.de").read_text("utf-8").splitlines()
     assert len(en) == len(de) == SIZES.parallel and all(en) and all(de)
-    vocab = {lang: set((sample / "text" / f"{lang}.txt").read_text("utf-8").split()) for lang in ("en", "de")}
-    pairs = [line.split(" ") for line in (sample / "dictionary" / "en-de.txt").read_text("utf-8").splitlines()]
+    vocab = {
+        lang: set((sample / "text" / f"{lang}.txt").read_text("utf-8").split())
+        for lang in ("en", "de")
+    }
+    pairs = [
+        line.split(" ")
+        for line in (sample / "dictionary" / "en-de.txt").read_text("utf-8").splitlines()
+    ]
     assert len(pairs) > 1000 and all(len(p) == 2 for p in pairs)
     assert all(a in vocab["en"] and b in vocab["de"] for a, b in pairs)
     assert ("dog", "Hund") in [tuple(p) for p in pairs]
     for split in ("dev", "test"):
-        xe = [line.split("\t") for line in (sample / "xnli" / f"en.{split}.tsv").read_text("utf-8").splitlines()]
-        xd = [line.split("\t") for line in (sample / "xnli" / f"de.{split}.tsv").read_text("utf-8").splitlines()]
+        xe = [
+            line.split("\t")
+            for line in (sample / "xnli" / f"en.{split}.tsv").read_text("utf-8").splitlines()
+        ]
+        xd = [
+            line.split("\t")
+            for line in (sample / "xnli" / f"de.{split}.tsv").read_text("utf-8").splitlines()
+        ]
         assert len(xe) == len(xd) > 0
         assert all(len(r) == 3 for r in xe + xd)
         assert [r[2] for r in xe] == [r[2] for r in xd]

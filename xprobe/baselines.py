@@ -17,6 +17,7 @@ Example::
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -108,5 +109,5 @@ def _naive_bayes(ps: ProbingSet, ytr, yva, yte, order: int) -> BaselineResult:
 def _ngrams(toks: Sequence[str], order: int) -> list[str]:
     out = list(toks)
     if order >= 2:
-        out += [f"{a} {b}" for a, b in zip(toks, toks[1:])]
+        out += [f"{a} {b}" for a, b in itertools.pairwise(toks)]
     return out

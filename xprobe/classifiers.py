@@ -300,7 +300,7 @@ def train_select(
         epochs=epochs,
         n_train=len(ytr),
         n_test=len(yte),
-        grid_dev=[(pt, float(b)) for pt, b in zip(points, best)],
+        grid_dev=[(pt, float(b)) for pt, b in zip(points, best, strict=False)],
     )
 
 
@@ -331,9 +331,9 @@ def _train(groups, xtr, ytr, xva, yva, cfg: TrainConfig, seed: int, dgen, n_poin
             for grp in groups:
                 grp.adam_step(cfg.lr, t)
         accs = _accuracies(groups, xva, yva)
-        for grp, acc in zip(groups, accs):
+        for grp, acc in zip(groups, accs, strict=False):
             keep = []
-            for local, (gid, a) in enumerate(zip(grp.ids, acc)):
+            for local, (gid, a) in enumerate(zip(grp.ids, acc, strict=False)):
                 if a > best[gid]:
                     best[gid], bad[gid] = a, 0
                     snaps[gid] = grp.snapshot(local)

@@ -284,13 +284,13 @@ def ensure_train(ps: ProbingSet, seed: int = 0) -> ProbingSet:
     te_t, te_l = ps.tokens["te"], ps.labels_of["te"]
     tokens = {
         "tr": ps.tokens["va"],
-        "va": [t for t, m in zip(te_t, in_dev) if m],
-        "te": [t for t, m in zip(te_t, in_dev) if not m],
+        "va": [t for t, m in zip(te_t, in_dev, strict=False) if m],
+        "te": [t for t, m in zip(te_t, in_dev, strict=False) if not m],
     }
     labels = {
         "tr": ps.labels_of["va"],
-        "va": [t for t, m in zip(te_l, in_dev) if m],
-        "te": [t for t, m in zip(te_l, in_dev) if not m],
+        "va": [t for t, m in zip(te_l, in_dev, strict=False) if m],
+        "te": [t for t, m in zip(te_l, in_dev, strict=False) if not m],
     }
     te_rows = ps.rows["te"]
     rows = {"tr": ps.rows["va"], "va": te_rows[in_dev], "te": te_rows[~in_dev]}

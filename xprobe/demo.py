@@ -74,11 +74,14 @@ ENCODER = "bilstm-max"
 class Demo:
     """Runs the stages in order, skipping finished ones, logging progress and timing."""
 
-    def __init__(self, out: Path, size: str, seed: int, workers: int) -> None:
+    def __init__(
+        self, out: Path, size: str, seed: int, workers: int, torch_threads: int = 1
+    ) -> None:
         if size not in SIZES:
             raise XProbeError(f"unknown demo size {size!r}; choose one of {', '.join(SIZES)}")
         self.out, self.size, self.seed, self.workers = Path(out), SIZES[size], seed, workers
         self.marks = self.out / ".stages"
+        self.torch_threads = torch_threads
         self.timings: dict[str, float] = {}
         self.stages: list[tuple[str, Callable[[], None]]] = []
 
@@ -105,6 +108,12 @@ class Demo:
 
     def run(self) -> dict[str, float]:
         self.marks.mkdir(parents=True, exist_ok=True)
+        try:  # the demo's models are tiny: one torch thread is fastest and never oversubscribes
+            import torch
+
+            torch.set_num_threads(self.torch_threads)
+        except ImportError:  # pragma: no cover - torch is a dependency
+            pass
         start = time.perf_counter()
         for k, (name, fn) in enumerate(self.stages, 1):
             mark = self.marks / f"{name}.done"

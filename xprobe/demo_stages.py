@@ -58,13 +58,24 @@ def add_stages(d: Demo) -> None:
         d.stages.append((f"corpus-{lang}", _corpus(d, lang)))
         d.stages.append((f"extract-{lang}", _extract(d, lang)))
         d.stages.append(
-            (f"vectors-{lang}", lambda lang=lang: train_vectors(
-                sample / "text" / f"{lang}.txt", Path(s("vectors", f"{lang}.vec")),
-                size.vector_dim, size.vector_epochs, d.workers))  # fmt: skip
+            (
+                f"vectors-{lang}",
+                lambda lang=lang: train_vectors(
+                    sample / "text" / f"{lang}.txt",
+                    Path(s("vectors", f"{lang}.vec")),
+                    size.vector_dim,
+                    size.vector_epochs,
+                    d.workers,
+                ),
+            )
         )
     en_model, de_model = s("models", f"en-{ENCODER}"), s("models", f"de-{ENCODER}")
+
+    def resume(path: str) -> list[str]:  # continue a run that was interrupted
+        return ["--resume"] if Path(path).exists() else []
+
     d.stages.append(("train-nli", lambda: d.cli("train-nli", [
-        "train-nli", "--encoder", ENCODER, "--vectors", s("vectors", "en.vec"),
+        "train-nli", *resume(en_model), "--encoder", ENCODER, "--vectors", s("vectors", "en.vec"),
         "--train", str(sample / "nli" / "snli_sample_train.jsonl"),
         "--dev", str(sample / "nli" / "snli_sample_dev.jsonl"),
         "--test", str(sample / "nli" / "snli_sample_test.jsonl"),
@@ -79,7 +90,8 @@ def add_stages(d: Demo) -> None:
         "--out", s("vectors", "de.mapped.vec"), "--report", s("vectors", "de.mapping.json"),
     ])))  # fmt: skip
     d.stages.append(("map", lambda: d.cli("map", [
-        "map", "--teacher", en_model, "--vectors", s("vectors", "de.mapped.vec"),
+        "map", *resume(de_model), "--threads", str(d.torch_threads),
+        "--teacher", en_model, "--vectors", s("vectors", "de.mapped.vec"),
         "--teacher-vectors", s("vectors", "en.vec"),
         "--parallel", str(sample / "parallel" / "en-de.en"), str(sample / "parallel" / "en-de.de"),
         "--xnli-dev", str(sample / "xnli" / "de.dev.tsv"),
@@ -99,7 +111,8 @@ def add_stages(d: Demo) -> None:
     ]
     for name, lang, spec, extra in probes:
         argv = ["probe", "--data", s("probing", lang), "--out", results, "--lang", lang,
-                "--device", "cpu", "--dataset", "sample", "--cache-dir", s("cache"), *extra]  # fmt: skip
+                "--device", "cpu", "--dataset", "sample", "--cache-dir", s("cache"),
+                *extra]  # fmt: skip
         if spec is not None:
             argv += ["--encoder", spec]
         d.stages.append((name, lambda argv=argv, name=name: d.cli(name, argv)))
@@ -108,7 +121,7 @@ def add_stages(d: Demo) -> None:
     ])))  # fmt: skip
 
 
-def _udpipe(d: Demo, lang: str):  # noqa: ANN202 - a stage callable
+def _udpipe(d: Demo, lang: str):
     def stage() -> None:
         try:
             from xprobe.corpus.udpipe import train_model
@@ -122,7 +135,7 @@ def _udpipe(d: Demo, lang: str):  # noqa: ANN202 - a stage callable
     return stage
 
 
-def _corpus(d: Demo, lang: str):  # noqa: ANN202
+def _corpus(d: Demo, lang: str):
     dump = d.p("sample", "wiki", f"{lang}wiki-sample-pages-articles.xml.bz2")
     return lambda: d.cli(f"corpus-{lang}", [
         "corpus", "--lang", lang, "--model", d.p("models", f"{lang}.udpipe"),
@@ -130,14 +143,17 @@ def _corpus(d: Demo, lang: str):  # noqa: ANN202
     ])  # fmt: skip
 
 
-def _extract(d: Demo, lang: str):  # noqa: ANN202
+def _extract(d: Demo, lang: str):
     size = d.size
 
     def stage() -> None:
         shards = sorted(Path(d.p("corpus", lang)).glob("*.conllu*"))
         if not shards:
             raise XProbeError(f"demo stage 'extract-{lang}': no CoNLL-U in {d.p('corpus', lang)}")
-        params = [f"word_content.first_rank={size.wc_first_rank}", f"word_content.count={size.wc_count}"]
+        params = [
+            f"word_content.first_rank={size.wc_first_rank}",
+            f"word_content.count={size.wc_count}",
+        ]
         for task, values in size.params.items():
             params += [f"{task}.{k}={v}" for k, v in values.items()]
         argv = ["extract", "--lang", lang, "--out", d.p("probing", lang),

@@ -257,7 +257,9 @@ def _top_up(
 
     Pools keep a margin for candidates that rarer tasks take first; when rarer tasks took more
     than that, the short task is collected again with everything the other tasks took excluded
-    up front (and a doubled margin), which is exact. Only ever needed on small corpora.
+    up front (and a doubled margin), which is exact. Likewise a task with data-driven strata
+    whose shrunk pools overflowed is collected again with full-size pools. Only ever needed
+    when the corpus barely holds what is asked.
     """
     for _ in range(rounds):
         retry = [r for r in results if r.partial and r.run.starved]
@@ -276,6 +278,7 @@ def _top_up(
                 pools={},
                 members=set(),
                 exclude=taken_h,
+                shrink=False,
             )
             for r in retry
         ]

@@ -53,6 +53,7 @@ class TaskRun:
     exclude: frozenset[int] | set[int] = frozenset()  # source texts other tasks already took
     starved: bool = False
     provenance: bool = True  # keep sent_ids for the provenance file
+    shrink: bool = True  # size data-driven strata pools by the strata seen (see capacity)
 
     def __post_init__(self) -> None:
         purpose = (self.lang, self.spec.file)
@@ -152,7 +153,7 @@ class TaskRun:
         """Create a cell's pool; a new data-driven stratum shrinks its split's other pools
         (dropping their highest priorities keeps each a bottom-k sample)."""
         split, _, stratum = cell
-        if self.declared or not stratum:
+        if self.declared or not stratum or not self.shrink:
             pool = self.pools[cell] = Pool(self.capacity(split, flexible))
             return pool
         strata = {s for (sp, _, s) in self.pools if sp == split} | {stratum}
@@ -265,6 +266,14 @@ def _finalize(run: TaskRun, rank: int, taken_h: set[int], taken_text: set[str]) 
         if quota is None:
             shortfalls[si] = _shortfall(run, split, n, avail, flexible)
             run.starved = run.starved or _starved(run, si, n, avail, starving, flexible)
+            if (
+                run.shrink
+                and not run.spec.strata
+                and any(
+                    p.evicted for (s, _, st), p in run.pools.items() if st and s in (si, SHARED)
+                )
+            ):
+                run.starved = True  # data-driven strata: full-size pools may fill it
             _, quota = largest_fit(n, run.labels, avail, flexible, run.spec.strata)
         r = rng(run.seed, run.lang, run.spec.file, split, "labels")
         chosen = select(quota, cells, flexible, run.labels, r)

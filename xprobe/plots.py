@@ -34,7 +34,8 @@ def _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt):
     for i in range(m.shape[0]):
         for j in range(m.shape[1]):
             if np.isfinite(m[i, j]):
-                dark = abs((m[i, j] - (vmin + vmax) / 2) / span) > 0.3
+                rel = (m[i, j] - vmin) / span
+                dark = abs(rel - 0.5) > 0.3 if cmap == "RdBu" else rel < 0.45
                 ax.text(j, i, fmt.format(m[i, j]), ha="center", va="center", fontsize=8,
                         color="white" if dark else "black")  # fmt: skip
     return im
@@ -92,7 +93,7 @@ def compare(
     both = np.concatenate([a[np.isfinite(a)], b[np.isfinite(b)]])
     vmin, vmax = (float(both.min()), float(both.max())) if both.size else (0.0, 100.0)
     fig, axes = plt.subplots(1, 3, figsize=_size(rows, cols, 3))
-    for ax, m, name in zip(axes[:2], (a, b), names):
+    for ax, m, name in zip(axes[:2], (a, b), names, strict=False):
         _draw(ax, m, rows, cols, "viridis", vmin, vmax, "{:.1f}")
         ax.set_title(name)
     d = b - a

@@ -92,6 +92,8 @@ def run_probe(
         ensure_train(ps)
         for ps in load_probing_dir(data_dir, opts.layout, opts.tasks, opts.language)
     ]
+    for ps in sets:
+        _warn_overlap(ps)
     dataset = opts.dataset or Path(data_dir).resolve().parent.name
     if isinstance(encoder, str):
         name = opts.name or default_name(encoder)
@@ -138,7 +140,9 @@ class _Context:
         from xprobe.classifiers import resolve_device
         from xprobe.encoders.spec import parse_encoder
 
-        vocab = {t for ps in self.vocab_sets for toks in ps.tokens.values() for s in toks for t in s}
+        vocab = {
+            t for ps in self.vocab_sets for toks in ps.tokens.values() for s in toks for t in s
+        }
         device = resolve_device(self.opts.device)
         self.encoder = parse_encoder(self.spec, vocab=vocab or None, device=device)
 
@@ -230,3 +234,14 @@ def _subsample(ps: ProbingSet, n: int | None, seed: int) -> tuple[ProbingSet, np
     labels = dict(ps.labels_of, tr=[ps.labels_of["tr"][i] for i in idx])
     rows = dict(ps.rows, tr=ps.rows["tr"][idx])
     return replace(ps, tokens=tokens, labels_of=labels, rows=rows, _index={}), idx
+
+
+def _warn_overlap(ps: ProbingSet) -> None:
+    """Warn when test sentences also occur in the training split (a leaky data set)."""
+    train = set(ps.tokens["tr"])
+    shared = sum(1 for s in ps.tokens["te"] if s in train)
+    if shared > 0.01 * max(ps.size("te"), 1):
+        log.warning(
+            "%s: %d of %d test sentences also occur in the training split; accuracies "
+            "will be inflated", ps.source, shared, ps.size("te"),
+        )  # fmt: skip

@@ -83,7 +83,10 @@ def table4(agg: dict[tuple, Cell], dataset: str, classifier: str, lang: str):
     """Rows (baselines, then encoders) x task columns of one language: header, rows of cells."""
     tasks = _tasks(k for k in agg if k[0] == dataset)
     keys = [k for k in agg if k[0] == dataset and k[2] == lang]
-    base = sorted({k[3] for k in keys if k[1] == "baseline"})
+    from xprobe.baselines import BASELINES
+
+    found = {k[3] for k in keys if k[1] == "baseline"}
+    base = [b for b in BASELINES if b in found] + sorted(found - set(BASELINES))
     encs = sorted({k[3] for k in keys if k[1] == classifier})
     rows = [(b, [agg.get((dataset, "baseline", lang, b, t)) for t in tasks]) for b in base]
     rows += [(e, [agg.get((dataset, classifier, lang, e, t)) for t in tasks]) for e in encs]
@@ -272,14 +275,14 @@ def _xnli(agg, xnli, out, sections, plots) -> list[Path]:
                     if k[:3] == (dataset, clf, lang) and k[4] == t and (lang, k[3]) in xnli
                 ]
                 if len(pairs) >= 3:
-                    a, b = zip(*pairs)
+                    a, b = zip(*pairs, strict=False)
                     if np.ptp(a) > 0 and np.ptp(b) > 0:
                         rho[i, j] = float(spearmanr(a, b)[0])
         if np.all(np.isnan(rho)):
             continue
         stem = _slug(f"xnli_spearman_{dataset}_{clf}")
         body = [[lang] + ["" if np.isnan(v) else f"{v:.2f}" for v in row]
-                for lang, row in zip(langs, rho)]  # fmt: skip
+                for lang, row in zip(langs, rho, strict=False)]  # fmt: skip
         md = _write_table(out, stem, ["language", *tasks], body)
         plots.heatmap(rho, langs, tasks, out / f"{stem}.png",
                       f"Spearman ρ: probing vs XNLI accuracy ({clf})", diverging=True,

@@ -190,9 +190,7 @@ def stability(
         raise XProbeError(
             f"stability needs >= 3 encoders measured in every setting; found {len(encs)}"
         )
-    vec = {
-        (s, t): np.array([np.mean(acc[s][t][e]) for e in encs]) for s in settings for t in tasks
-    }
+    vec = {(s, t): np.array([np.mean(acc[s][t][e]) for e in encs]) for s in settings for t in tasks}
 
     def sim(s1, s2) -> float:
         return float(np.mean([_corr(vec[(s1, t)], vec[(s2, t)], method, p_max) for t in tasks]))

@@ -59,9 +59,7 @@ def _print_summary(info: dict) -> None:
         w(f"  {'language:encoder:classifier':34s}" + "".join(f"{t[:9]:>10s}" for t in tasks) + "\n")
         for key in sorted(table):
             row = table[key]
-            cells = "".join(
-                f"{100 * row[t]:10.1f}" if t in row else f"{'-':>10s}" for t in tasks
-            )
+            cells = "".join(f"{100 * row[t]:10.1f}" if t in row else f"{'-':>10s}" for t in tasks)
             w(f"  {key[:34]:34s}{cells}\n")
 
 

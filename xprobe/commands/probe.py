@@ -33,46 +33,107 @@ log = logging.getLogger(__name__)
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from xprobe.probe import CLASSIFIERS
 
-    p.add_argument("--encoder", metavar="SPEC", help="encoder spec (see above); not needed "
-                   "when only encoder-free baselines are requested")  # fmt: skip
+    p.add_argument(
+        "--encoder",
+        metavar="SPEC",
+        help="encoder spec (see above); not needed when only encoder-free baselines are requested",
+    )
     p.add_argument("--data", required=True, metavar="DIR", help="folder of probing sets")
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (appended)")
-    p.add_argument("--lang", help="language code for the records (default: manifest.json's "
-                   "'language', else the folder name)")  # fmt: skip
-    p.add_argument("--layout", choices=("auto", "senteval", "xprobe"), default="auto",
-                   help="senteval: TASK.txt files; xprobe: TASK/{tr,va,te}.txt (default: auto)")  # fmt: skip
-    p.add_argument("--tasks", nargs="+", metavar="TASK",
-                   help="tasks to probe, by short name (SentLen) or file stem (default: all)")  # fmt: skip
-    p.add_argument("--classifier", nargs="+", choices=CLASSIFIERS, default=["mlp"],
-                   help="mlp (sigmoid hidden layer), lr, nb (Gaussian NB), rf (random forest) on "
-                   "embeddings; majority, length, nb-unigram, nb-bigram baselines need no "
-                   "encoder (default: mlp)")  # fmt: skip
-    p.add_argument("--seeds", type=int, default=1, metavar="N",
-                   help="run seeds 0..N-1 (init, order, dropout; default 1)")  # fmt: skip
-    p.add_argument("--grid", choices=("default", "senteval", "full", "none"), default="default",
-                   help="model selection grid on the validation split: default = L2 in "
-                   "1e-5..1e-1; senteval = 1e-5..1e-2 (SentEval's code); full = default x "
-                   "hidden {50,100,200} x dropout {0,.1,.2} (MLP); none = no L2")  # fmt: skip
-    p.add_argument("--hidden", type=int, default=150,
-                   help="MLP hidden units outside the full grid (X-Probe: 150)")  # fmt: skip
-    p.add_argument("--max-train", type=int, metavar="N",
-                   help="class-balanced subsample of at most N training sentences")  # fmt: skip
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                   help="where to encode and train (auto: cuda when available)")  # fmt: skip
-    p.add_argument("--batch-size", type=int, default=128, metavar="N",
-                   help="sentences per encoder call (default 128)")  # fmt: skip
-    p.add_argument("--train-batch", type=int, default=1024, metavar="N",
-                   help="classifier minibatch size (default 1024)")  # fmt: skip
+    p.add_argument(
+        "--lang",
+        help="language code for the records (default: manifest.json's "
+        "'language', else the folder name)",
+    )
+    p.add_argument(
+        "--layout",
+        choices=("auto", "senteval", "xprobe"),
+        default="auto",
+        help="senteval: TASK.txt files; xprobe: TASK/{tr,va,te}.txt (default: auto)",
+    )
+    p.add_argument(
+        "--tasks",
+        nargs="+",
+        metavar="TASK",
+        help="tasks to probe, by short name (SentLen) or file stem (default: all)",
+    )
+    p.add_argument(
+        "--classifier",
+        nargs="+",
+        choices=CLASSIFIERS,
+        default=["mlp"],
+        help="mlp (sigmoid hidden layer), lr, nb (Gaussian NB), rf (random forest) on "
+        "embeddings; majority, length, nb-unigram, nb-bigram baselines need no "
+        "encoder (default: mlp)",
+    )
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run seeds 0..N-1 (init, order, dropout; default 1)",
+    )
+    p.add_argument(
+        "--grid",
+        choices=("default", "senteval", "full", "none"),
+        default="default",
+        help="model selection grid on the validation split: default = L2 in "
+        "1e-5..1e-1; senteval = 1e-5..1e-2 (SentEval's code); full = default x "
+        "hidden {50,100,200} x dropout {0,.1,.2} (MLP); none = no L2",
+    )
+    p.add_argument(
+        "--hidden",
+        type=int,
+        default=150,
+        help="MLP hidden units outside the full grid (X-Probe: 150)",
+    )
+    p.add_argument(
+        "--max-train",
+        type=int,
+        metavar="N",
+        help="class-balanced subsample of at most N training sentences",
+    )
+    p.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda"),
+        default="auto",
+        help="where to encode and train (auto: cuda when available)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=128,
+        metavar="N",
+        help="sentences per encoder call (default 128)",
+    )
+    p.add_argument(
+        "--train-batch",
+        type=int,
+        default=1024,
+        metavar="N",
+        help="classifier minibatch size (default 1024)",
+    )
     p.add_argument("--max-epochs", type=int, default=60, help="classifier passes (default 60)")
-    p.add_argument("--patience", type=int, default=5,
-                   help="passes without better validation accuracy before stopping (default 5)")  # fmt: skip
-    p.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default: $XPROBE_CACHE, "
-                   "else $XDG_CACHE_HOME/xprobe/embeddings)")  # fmt: skip
-    p.add_argument("--force", action="store_true",
-                   help="redo work already recorded (replaces those records)")  # fmt: skip
+    p.add_argument(
+        "--patience",
+        type=int,
+        default=5,
+        help="passes without better validation accuracy before stopping (default 5)",
+    )
+    p.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="embedding cache (default: $XPROBE_CACHE, else $XDG_CACHE_HOME/xprobe/embeddings)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="redo work already recorded (replaces those records)"
+    )
     p.add_argument("--name", help="encoder name in the records (default: from the spec)")
-    p.add_argument("--dataset", help="dataset name in the records (default: the data folder's "
-                   "parent folder name), e.g. to compare two English datasets")  # fmt: skip
+    p.add_argument(
+        "--dataset",
+        help="dataset name in the records (default: the data folder's "
+        "parent folder name), e.g. to compare two English datasets",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,22 +23,28 @@ HELP = "tables (Markdown/CSV) and heatmaps (PNG) from probe result records"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("results", nargs="+", metavar="RESULTS.jsonl", help="probe record files")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    p.add_argument("--reference-lang", default="en",
-                   help="language the heatmaps are relative to (default: en)")  # fmt: skip
-    p.add_argument("--xnli", metavar="FILE",
-                   help="XNLI accuracies: JSON {lang: {encoder: acc}} or TSV/CSV rows "
-                   "language, encoder, accuracy")  # fmt: skip
-    p.add_argument("--skip-bad-lines", action="store_true",
-                   help="drop unreadable record lines with a warning instead of failing")  # fmt: skip
+    p.add_argument(
+        "--reference-lang", default="en", help="language the heatmaps are relative to (default: en)"
+    )
+    p.add_argument(
+        "--xnli",
+        metavar="FILE",
+        help="XNLI accuracies: JSON {lang: {encoder: acc}} or TSV/CSV rows "
+        "language, encoder, accuracy",
+    )
+    p.add_argument(
+        "--skip-bad-lines",
+        action="store_true",
+        help="drop unreadable record lines with a warning instead of failing",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from xprobe.report import write_report
-    from xprobe.results import read_records
-
     from pathlib import Path
 
     from xprobe.errors import XProbeError
+    from xprobe.report import write_report
+    from xprobe.results import read_records
 
     missing = [p for p in args.results if not Path(p).is_file()]
     if missing:

@@ -23,11 +23,14 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import sys
+import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,14 +116,16 @@ def train_model(
     tokenizer: str | None = None,
     tagger: str | None = None,
     parser: str | None = None,
+    verbose: bool = False,
 ) -> Path:
     """Train a UDPipe 1 model (tokenizer + tagger + parser) from CoNLL-U files; return its path.
 
     ``fast=True`` uses :data:`FAST_OPTIONS` (a few hundred sentences train in seconds: for tests
     and demos, not for accuracy); ``fast=False`` uses :data:`FULL_OPTIONS`. ``tokenizer``,
     ``tagger``, ``parser`` override the option strings (``"none"`` skips a component). The model
-    is written atomically. Raises :class:`ModelError` when the treebank is unreadable or UDPipe
-    fails.
+    is written atomically. UDPipe's own training log (written to file descriptor 2) is shown only
+    with ``verbose=True``; otherwise its tail goes into the error message if training fails.
+    Raises :class:`ModelError` when the treebank is unreadable or UDPipe fails.
 
     Example::
 
@@ -135,22 +140,42 @@ def train_model(
     heldout = read_sentences(heldout_paths) if heldout_paths else Sentences()
     err = ProcessingError()
     t0 = time.perf_counter()
-    model = Trainer.train(
-        "morphodita_parsito",
-        train,
-        heldout,
+    options = (
         tokenizer if tokenizer is not None else opts["tokenizer"],
         tagger if tagger is not None else opts["tagger"],
         parser if parser is not None else opts["parser"],
-        err,
     )
-    if err.occurred() or not model:
-        raise ModelError(f"UDPipe training failed: {err.message or 'no model produced'}")
+    with _stderr_to_file(not verbose) as log_file:
+        model = Trainer.train("morphodita_parsito", train, heldout, *options, err)
+        if err.occurred() or not model:
+            tail = log_file.read_text(errors="replace")[-300:].strip() if log_file else ""
+            reason = err.message or "no model produced"
+            tail = f" (log: {tail})" if tail else ""
+            raise ModelError(f"UDPipe training failed: {reason}{tail}")
     data = model if isinstance(model, bytes) else model.encode("latin-1")
     with atomic_write(out_path, "wb") as f:
         f.write(data)
     log.info("trained %s on %d sentences in %.1fs", out_path, len(train), time.perf_counter() - t0)
     return Path(out_path)
+
+
+@contextlib.contextmanager
+def _stderr_to_file(redirect: bool) -> Iterator[Path | None]:
+    """Send file descriptor 2 (where UDPipe's C++ code logs) to a temp file while training."""
+    if not redirect:
+        yield None
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "udpipe-train.log"
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            with open(path, "wb") as f:
+                os.dup2(f.fileno(), 2)
+            yield path
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 _MODELS: dict[str, Any] = {}

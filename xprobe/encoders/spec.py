@@ -133,7 +133,9 @@ def parse_encoder(
         try:
             fn = getattr(importlib.import_module(module), func)
         except (ImportError, AttributeError) as e:
-            raise XProbeError(f"--encoder {spec}: cannot import {func} from {module} ({e})")
+            raise XProbeError(
+                f"--encoder {spec}: cannot import {func} from {module} ({e})"
+            ) from None
         return CallableEncoder(fn, f"{module}:{func}")
     if Path(spec).is_dir():
         from xprobe.encoders.checkpoint import load_encoder

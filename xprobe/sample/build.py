@@ -165,7 +165,9 @@ def generate_sample(out: Path, seed: int = 1, sizes: SampleSizes = SampleSizes()
         rows = part(f"treebank-{split}", n)
         for k, lang in enumerate(LANGS):
             sents = [row[1 + k] for row in rows]
-            write_conllu(_with_par(sents, f"{lang}-{split}"), out / "treebank" / f"{lang}-{split}.conllu")
+            write_conllu(
+                _with_par(sents, f"{lang}-{split}"), out / "treebank" / f"{lang}-{split}.conllu"
+            )
     rows = part("wiki", sizes.sentences)
     for k, lang in enumerate(LANGS):
         sents = [row[1 + k] for row in rows]
@@ -175,7 +177,9 @@ def generate_sample(out: Path, seed: int = 1, sizes: SampleSizes = SampleSizes()
         )
     rows = part("parallel", sizes.parallel)
     for k, lang in enumerate(LANGS):
-        _write_lines(out / "parallel" / f"en-de.{lang}", [row[1 + k].comment("text") or "" for row in rows])
+        _write_lines(
+            out / "parallel" / f"en-de.{lang}", [row[1 + k].comment("text") or "" for row in rows]
+        )
     from xprobe.sample.nli import write_nli, write_xnli
 
     counts |= write_nli(out / "nli", g, seed, sizes, text)

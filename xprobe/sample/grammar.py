@@ -132,7 +132,9 @@ class Grammar:
 
     def sentence(self, r: random.Random, target_bin: int = -1) -> Sent:
         """One sentence; ``target_bin`` (0..5) sets how rich it tends to be."""
-        rich = r.random() if target_bin < 0 else min(1.0, max(0.0, target_bin / 5 + r.gauss(0, 0.15)))
+        rich = (
+            r.random() if target_bin < 0 else min(1.0, max(0.0, target_bin / 5 + r.gauss(0, 0.15)))
+        )
         s = Sent(self.clause(r, rich))
         if r.random() < 0.15 + 0.35 * rich:
             s.coord = (r.randrange(N_CCS), r.random() < 0.7, self.clause(r, rich * 0.7))
@@ -235,9 +237,11 @@ def _drop(r: random.Random, c: Clause, what: str) -> None:
 def nli_pair(
     g: Grammar, r: random.Random, premise: Sent, label: str | None = None
 ) -> tuple[Sent, str] | None:
-    """Entailment drops a modifier or a conjunct; contradiction negates the main clause or puts
-    the antonym of a predicate adjective; neutral adds a modifier, an adverbial clause or a new
-    coordinated clause. Returns None when the chosen rule does not apply to ``premise``."""
+    """Entailment drops a modifier or a conjunct; contradiction negates the main clause, puts the
+    antonym of a predicate adjective or changes the number of a definite subject (SNLI's
+    convention: "the dog" vs "the dogs"); neutral changes the tense (without a time adverb), adds
+    a modifier, an adverbial clause or a new coordinated clause. Returns None when the chosen rule
+    does not apply to ``premise``."""
     h = copy.deepcopy(premise)
     label = label or r.choice(("entailment", "contradiction", "neutral"))
     c = h.main
@@ -254,12 +258,18 @@ def nli_pair(
             return None
         h.coord = None
         antonym = g.lex.adjs[c.adj].antonym if c.adj >= 0 else -1
-        if antonym >= 0 and r.random() < 0.6:
+        x = r.random()
+        if antonym >= 0 and x < 0.5:
             c.adj = antonym
+        elif isinstance(c.subj, NP) and c.subj.definite and x < 0.7:
+            c.subj.plural = not c.subj.plural  # SNLI's convention: "the dog" vs "the dogs"
         else:
             if c.obj is not None and not c.obj.definite:
                 return None
             c.neg = not c.neg
+        return h, label
+    if r.random() < 0.3 and c.time < 0:  # neutral: a past event says nothing of the present
+        c.past = not c.past
         return h, label
     if h.coord is None and r.random() < 0.5:
         h.coord = (0, True, g.clause(r, 0.2))

@@ -129,7 +129,10 @@ _CORE_INTRANS = """sleep slept schlafen|walk - laufen|laugh - lachen|play - spie
 |dance - tanzen"""
 _STRONG_DE = {
     "sehen": ("sehe siehst sieht sehen seht sehen", "sah sahst sah sahen saht sahen"),
-    "finden": ("finde findest findet finden findet finden", "fand fandst fand fanden fandet fanden"),
+    "finden": (
+        "finde findest findet finden findet finden",
+        "fand fandst fand fanden fandet fanden",
+    ),
     "schlafen": (
         "schlafe schläfst schläft schlafen schlaft schlafen",
         "schlief schliefst schlief schliefen schlieft schliefen",
@@ -174,15 +177,19 @@ def _core_adjs() -> list[Adj]:
 
 # --------------------------------------------------------------------------- pseudo-words
 
+_ONSETS_EN = "b bl br c cl cr d dr f fl fr g gl gr h j l m n p pl pr s sl sn sp st t tr v w"
+_ONSETS_DE = "b bl br d f fl fr g gr h k kl kr l m n p pf r s sch schl schw st str t w z"
+_VOWELS_EN = "a e i o u ee oo ai ea ou"
+_VOWELS_DE = "a e i o u ei au ie ä ö ü"
 _SYLLABLES = {
     "en": (
-        "b bl br c cl cr d dr f fl fr g gl gr h j l m n p pl pr s sl sn sp st t tr v w".split(),
-        "a e i o u ee oo ai ea ou".split(),
+        _ONSETS_EN.split(" "),
+        _VOWELS_EN.split(" "),
         ["", "", "n", "m", "l", "r", "t", "st", "nd", "mp", "nk", "ck", "sh", "rn"],
     ),
     "de": (
-        "b bl br d f fl fr g gr h k kl kr l m n p pf r s sch schl schw st str t w z".split(),
-        "a e i o u ei au ie ä ö ü".split(),
+        _ONSETS_DE.split(" "),
+        _VOWELS_DE.split(" "),
         ["", "", "n", "m", "l", "r", "rt", "lt", "nk", "ng", "ck", "ch", "rn", "lm"],
     ),
 }
@@ -267,7 +274,10 @@ def build_lexicon(seed: int, sizes: LexiconSizes = LexiconSizes()) -> Lexicon:
         (en_sg, en_pl) = namer.fresh("en", lambda s: (s, en_s(s)))
         de = namer.fresh("de", lambda s, g=gender: _de_noun_forms(s.capitalize(), g))
         lex.nouns.append(Noun(en_sg, en_pl, de[0], de[1], gender))
-    for target, count, trans in ((lex.trans, sizes.trans, True), (lex.intrans, sizes.intrans, False)):
+    for target, count, trans in (
+        (lex.trans, sizes.trans, True),
+        (lex.intrans, sizes.intrans, False),
+    ):
         for _ in range(count):
             base, s3, past = namer.fresh("en", lambda s: (s, en_s(s), en_ed(s)))
             de = namer.fresh("de", lambda s: (s + "en", *de_weak(s)[0], *de_weak(s)[1]))
@@ -287,15 +297,14 @@ def _de_noun_forms(sg: str, gender: str) -> tuple[str, ...]:
 
 
 # Closed-class words per language (kept out of the pseudo-word space).
-CLOSED = {
-    "en": """the a an of with in near behind from at to and but or because while although
+_CLOSED_EN = """the a an of with in near behind from at to and but or because while although
 if i you he she we they it am is are was were do does did not very quite rather yesterday
-earlier now today often again rarely always""".split(),
-    "de": """der die das den dem des ein eine einen einem einer eines von mit in bei hinter aus
+earlier now today often again rarely always"""
+_CLOSED_DE = """der die das den dem des ein eine einen einem einer eines von mit in bei hinter aus
 an zu im am zum zur vom beim und aber oder weil während obwohl wenn ich du er sie wir es bin
 bist ist sind seid war warst waren wart nicht sehr ziemlich recht gestern früher jetzt heute
-oft wieder selten immer kein""".split(),
-}
+oft wieder selten immer kein"""
+CLOSED = {"en": _CLOSED_EN.split(), "de": _CLOSED_DE.split()}
 
 
 class Zipf:

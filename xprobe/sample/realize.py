@@ -33,7 +33,10 @@ PREPS = {
 }
 MARKS = {"en": ("because", "while", "although", "if"), "de": ("weil", "während", "obwohl", "wenn")}
 CCS = {"en": ("and", "but", "or"), "de": ("und", "aber", "oder")}
-TIME = {"en": ("yesterday", "earlier", "now", "today"), "de": ("gestern", "früher", "jetzt", "heute")}
+TIME = {
+    "en": ("yesterday", "earlier", "now", "today"),
+    "de": ("gestern", "früher", "jetzt", "heute"),
+}
 FREQ = {"en": ("often", "again", "rarely", "always"), "de": ("oft", "wieder", "selten", "immer")}
 INTENS = {"en": ("very", "quite", "rather"), "de": ("sehr", "ziemlich", "recht")}
 NOT = {"en": "not", "de": "nicht"}
@@ -46,7 +49,10 @@ PRONOUNS = (
     ("we", "wir", 1, "Plur", ""),
     ("they", "sie", 3, "Plur", ""),
 )
-EN_BE = {"Pres": ("am", "are", "is", "are", "are", "are"), "Past": ("was", "were", "was") + ("were",) * 3}
+EN_BE = {
+    "Pres": ("am", "are", "is", "are", "are", "are"),
+    "Past": ("was", "were", "was") + ("were",) * 3,
+}
 DE_BE = {
     "Pres": ("bin", "bist", "ist", "sind", "seid", "sind"),
     "Past": ("war", "warst", "war", "waren", "wart", "waren"),
@@ -78,7 +84,13 @@ def _agr(subj: NP | Pron) -> tuple[int, str]:
 
 
 def _fin(person: int, number: str, tense: str) -> dict[str, str]:
-    return {"Mood": "Ind", "Number": number, "Person": str(person), "Tense": tense, "VerbForm": "Fin"}
+    return {
+        "Mood": "Ind",
+        "Number": number,
+        "Person": str(person),
+        "Tense": tense,
+        "VerbForm": "Fin",
+    }
 
 
 def _punct(form: str, head: Node) -> Node:
@@ -149,14 +161,18 @@ class English(_Realiser):
         noun = Node(n.en_pl if np_.plural else n.en_sg, n.en_sg, "NOUN", {"Number": num}, head, rel)
         pre: list[Node] = []
         for a, intens in np_.adjs:
-            adj = Node(self.lex.adjs[a].en, self.lex.adjs[a].en, "ADJ", {"Degree": "Pos"}, noun, "amod")
+            adj = Node(
+                self.lex.adjs[a].en, self.lex.adjs[a].en, "ADJ", {"Degree": "Pos"}, noun, "amod"
+            )
             if intens:
                 pre.append(_adv(INTENS["en"][a % 3], adj))
             pre.append(adj)
         if prep >= 0:
             out.append(Node(PREPS["en"][prep], PREPS["en"][prep], "ADP", head=noun, rel="case"))
         if np_.definite:
-            out.append(Node("the", "the", "DET", {"Definite": "Def", "PronType": "Art"}, noun, "det"))
+            out.append(
+                Node("the", "the", "DET", {"Definite": "Def", "PronType": "Art"}, noun, "det")
+            )
         elif not np_.plural:
             nxt = (pre[0] if pre else noun).form
             art = "an" if nxt[0] in "aeiou" else "a"

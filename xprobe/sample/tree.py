@@ -41,7 +41,7 @@ _FEATS: dict[tuple[tuple[str, str], ...], str] = {}
 class Node:
     """One syntactic word being built. ``head`` is another Node (None: the root)."""
 
-    __slots__ = ("form", "lemma", "upos", "feats", "head", "rel", "mwt")
+    __slots__ = ("feats", "form", "head", "lemma", "mwt", "rel", "upos")
 
     def __init__(
         self,
@@ -95,7 +95,7 @@ def to_sentence(nodes: list[Node], comments: list[str]) -> Sentence:
     no_space.add(len(forms) - 1)  # end of the sentence
     words: list[Word] = []
     multi: list[MultiwordToken] = []
-    for k, (form, first, last) in enumerate(surface):
+    for k, (_form, first, last) in enumerate(surface):
         misc = "SpaceAfter=No" if k in no_space and k < len(forms) - 1 else "_"
         if first != last:
             multi.append(MultiwordToken(first + 1, last + 1, forms[k], misc))

@@ -37,7 +37,12 @@ _HEADINGS = {
 }
 _SITE = {
     "en": ("Wikipedia", "enwiki", "https://en.wikipedia.org/wiki/Main_Page", "Category"),
-    "de": ("Wikipedia", "dewiki", "https://de.wikipedia.org/wiki/Wikipedia:Hauptseite", "Kategorie"),
+    "de": (
+        "Wikipedia",
+        "dewiki",
+        "https://de.wikipedia.org/wiki/Wikipedia:Hauptseite",
+        "Kategorie",
+    ),
 }
 
 
@@ -63,7 +68,10 @@ def _mark_sentence(tokens: list[str], links: dict[int, str], r: random.Random) -
 
 
 def page_wikitext(
-    title: str, paragraphs: list[list[list[str]]], r: random.Random, lang: str = "en",
+    title: str,
+    paragraphs: list[list[list[str]]],
+    r: random.Random,
+    lang: str = "en",
     links: list[list[dict[int, str]]] | None = None,
 ) -> str:
     """The wikitext of one article: infobox, sections of paragraphs, a table, a category."""
@@ -160,7 +168,9 @@ def write_dump(
     r = rng(seed, "sample", "wiki", lang)
     n = 0
     with atomic_write(path, "wb") as raw:
-        f: IO[bytes] = bz2.BZ2File(raw, "wb", compresslevel=9) if str(path).endswith(".bz2") else raw  # type: ignore[assignment]
+        f: IO[bytes] = (
+            bz2.BZ2File(raw, "wb", compresslevel=9) if str(path).endswith(".bz2") else raw
+        )  # type: ignore[assignment]
         f.write(_header(lang).encode("utf-8"))
         for title, paragraphs, links in articles:
             n += 1

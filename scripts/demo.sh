@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Set up (scripts/setup.sh) and run the whole X-Probe pipeline on a generated English/German
+# sample: UDPipe training, corpus, extract, fastText, train-nli, map-vectors, map, probe, report.
+# Usage: scripts/demo.sh [xprobe demo flags, e.g. --size tiny --seed 2]
+# Outputs in demo-out/ (rerun to resume; delete demo-out/ to start over).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+exec .venv/bin/xprobe demo --out demo-out "$@"

@@ -21,7 +21,7 @@ from xprobe.nli import NLI_LABELS, TrainConfig, load_classifier, nli_features, t
 from xprobe.nli_data import ReadCounts, make_tokenizer, read_nli
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(autouse=True, scope="module")
 def one_torch_thread():
     """torch's 2 OpenMP threads spin ~100x slower on a busy shared CPU: use one."""
     before = torch.get_num_threads()
@@ -75,9 +75,10 @@ def test_tsv_layouts(tmp_path) -> None:
         list(read_nli(bad, ws))
 
 
-@pytest.fixture
-def toy(tmp_path):
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
     """A learnable toy task (whitespace tokens, 6-d vectors): hypothesis word in premise?"""
+    tmp_path = tmp_path_factory.mktemp("toy")
     gen = np.random.default_rng(0)
     vec = tmp_path / "toy.vec"
     vec.write_text(
@@ -115,8 +116,14 @@ def toy_config(d, out: str, **kw) -> TrainConfig:
     return TrainConfig(**{**base, **kw})
 
 
-def test_resume_gives_the_same_result_as_an_uninterrupted_run(toy) -> None:
-    full = train_nli(toy_config(toy, "full", epochs=2))
+@pytest.fixture(scope="module")
+def full_run(toy) -> dict:
+    """An uninterrupted 2-epoch run in ``toy/full``: the reference for the resume tests."""
+    return train_nli(toy_config(toy, "full", epochs=2))
+
+
+def test_resume_gives_the_same_result_as_an_uninterrupted_run(toy, full_run) -> None:
+    full = full_run
     part = train_nli(toy_config(toy, "part", epochs=1))  # "crashes" after epoch 1
     assert part["epochs_run"] == 1
     with pytest.raises(XProbeError, match="--resume"):
@@ -130,6 +137,27 @@ def test_resume_gives_the_same_result_as_an_uninterrupted_run(toy) -> None:
     for key in a["encoder"]:
         assert torch.equal(a["encoder"][key], b["encoder"][key]), key
     assert load_encoder(toy / "full").id == load_encoder(toy / "part").id
+
+
+def test_crash_mid_epoch_then_resume(toy, full_run, monkeypatch) -> None:
+    import xprobe.nli
+
+    full = full_run
+    real_evaluate, calls = xprobe.nli.evaluate, []
+
+    def crashing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:  # epoch 2 trained, then the machine "dies" before saving
+            raise KeyboardInterrupt
+        return real_evaluate(*args, **kwargs)
+
+    monkeypatch.setattr(xprobe.nli, "evaluate", crashing)
+    with pytest.raises(KeyboardInterrupt):
+        train_nli(toy_config(toy, "crash", epochs=2))
+    monkeypatch.setattr(xprobe.nli, "evaluate", real_evaluate)
+    resumed = train_nli(toy_config(toy, "crash", epochs=2, resume=True))
+    assert resumed["history"] == full["history"]
+    assert load_encoder(toy / "crash").id == load_encoder(toy / "full").id
 
 
 def test_output_dir_is_a_usable_encoder_and_classifier(toy) -> None:

@@ -8,6 +8,7 @@ alone by deleting its ``.stages/<name>.done`` marker.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,7 +51,9 @@ def add_stages(d: Demo) -> None:
     def make_sample() -> None:
         from xprobe.sample import SampleSizes, generate_sample
 
-        generate_sample(sample, d.seed, SampleSizes.scaled(size.sentences))
+        sizes = SampleSizes.scaled(size.sentences)
+        sizes = replace(sizes, treebank_train=size.treebank, treebank_dev=size.treebank // 10)
+        generate_sample(sample, d.seed, sizes)
 
     d.stages.append(("sample", make_sample))
     for lang in LANGS:

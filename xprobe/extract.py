@@ -256,38 +256,37 @@ def _top_up(
     """Re-run the selection pass for tasks that fell short although their pools overflowed.
 
     Pools keep a margin for candidates that rarer tasks take first; when rarer tasks took more
-    than that, the short task is collected again with everything the other tasks took excluded
-    up front (and a doubled margin), which is exact. Likewise a task with data-driven strata
-    whose shrunk pools overflowed is collected again with full-size pools. Only ever needed
-    when the corpus barely holds what is asked.
+    than that, the short task is collected again with what the rarer tasks took excluded up
+    front (and a doubled margin), and all tasks are resolved again in the same order. Likewise
+    a task with data-driven strata whose shrunk pools overflowed is collected again with
+    full-size pools. Only ever needed when the corpus barely holds what is asked.
     """
     for _ in range(rounds):
         retry = [r for r in results if r.partial and r.run.starved]
-        if not retry or not config.exclusive:
+        if not retry:
             return results
-        keep = [r for r in results if r not in retry]
-        taken_h = {p[6] for r in keep for split in r.picked for p in split}
-        taken_text = {p[1] for r in keep for split in r.picked for p in split}
-        runs = [
-            dataclasses.replace(
-                r.run,
-                margin=2 * r.run.margin + 1,
-                eligible=0,
-                duplicates=0,
-                flexible=None,
-                pools={},
-                members=set(),
-                exclude=taken_h,
-                shrink=False,
+        retried = {r.run.index for r in retry}
+        runs = []
+        for r in retry:
+            rarer = [o for o in results if o.run.index not in retried and o.rank < r.rank]
+            exclude = {p[6] for o in rarer for split in o.picked for p in split}
+            runs.append(
+                dataclasses.replace(
+                    r.run,
+                    margin=2 * r.run.margin + 1,
+                    eligible=0,
+                    duplicates=0,
+                    flexible=None,
+                    pools={},
+                    members=set(),
+                    exclude=exclude if config.exclusive else frozenset(),
+                    shrink=False,
+                )
             )
-            for r in retry
-        ]
         log.info("selection pass again for %s", ", ".join(r.spec.name for r in runs))
         _selection_pass(paths, names, runs, config, total)
-        ranks = {r.run.index: r.rank for r in retry}
-        again = resolve(runs, True, set(taken_h), taken_text, ranks)
-        by_index = {r.run.index: r for r in [*keep, *again]}
-        results = [by_index[r.run.index] for r in results]
+        fresh = {r.index: r for r in runs}
+        results = resolve([fresh.get(r.run.index, r.run) for r in results], config.exclusive)
     return results
 
 

@@ -6,8 +6,9 @@ sampling). The sample is therefore a uniform random one, independent of corpus o
 seen twice has the same priority (so duplicates collapse).
 
 Splits: a candidate with a lexical key (Tense's verb form...) goes to the split that a seeded hash
-of (seed, language, task, key) picks in proportion to the sizes, so a key occurs in one split only;
-any other candidate's split is picked the same way from its text.
+of (seed, language, task, key) picks in proportion to the sizes, so a key occurs in one split
+only. Other candidates share one pool across splits; the validation and test splits are filled
+from it first (:mod:`xprobe.extract_select`).
 
 Example::
 

@@ -82,11 +82,14 @@ def sentence_pairs(
         target = r.randrange(max_bin + 1)
         while True:
             while not queues[target]:
-                s = g.sentence(r, max(0, target - 3))
-                lo, want = BINS[target][0], r.randint(3, 8)
+                lo, want = BINS[target][0], r.randint(3, 8)  # length bin, tree depth aimed at
+                flat = want == 3 or want >= 6  # deep trees in short sentences start flat
+                s = g.flat(r) if flat else g.sentence(r, max(0, target - 3))
                 length, depth = shape(g.lex, s, "en")
-                while length < lo:  # grow towards the bin; overshoots serve other bins
-                    g.grow(r, s, deeper=depth < want)
+                for _ in range(40):  # grow towards the bin; overshoots serve other bins
+                    if length >= lo and (depth >= want or length + 3 > BINS[target][1]):
+                        break
+                    g.grow(r, s, deeper=depth < want, keep_flat=want == 3)
                     length, depth = shape(g.lex, s, "en")
                 for b, (low, high) in enumerate(BINS):
                     if low <= length <= high:

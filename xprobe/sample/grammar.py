@@ -137,33 +137,70 @@ class Grammar:
         )
         s = Sent(self.clause(r, rich))
         if r.random() < 0.15 + 0.35 * rich:
-            s.coord = (r.randrange(N_CCS), r.random() < 0.7, self.clause(r, rich * 0.7))
+            # a third of the time the second clause mirrors the first one's shape (same length)
+            second = self.relex(r, s.main) if r.random() < 0.33 else self.clause(r, rich * 0.7)
+            s.coord = (r.randrange(N_CCS), r.random() < 0.7, second)
         return s
 
-    def grow(self, r: random.Random, s: Sent, deeper: bool) -> None:
+    def relex(self, r: random.Random, c: Clause) -> Clause:
+        """A clause of the same shape as ``c`` (same phrases, same length in English) with new
+        words and a tense and subject of its own."""
+        new = copy.deepcopy(c)
+        new.advcl = None
+        new.past = r.random() < 0.5
+        if new.time >= 0:
+            new.time = (0 if new.past else 2) + r.randrange(2)
+        if new.adj >= 0:
+            new.adj = self.z_adj.draw(r)
+        elif new.obj is not None:
+            new.verb = self.z_trans.draw(r)
+        else:
+            new.verb = self.z_intrans.draw(r)
+        for np_, _ in _nps(new):
+            np_.noun = self.z_noun.draw(r)
+            np_.adjs = [(self.z_adj.draw(r), i) for _, i in np_.adjs]
+        return new
+
+    def flat(self, r: random.Random) -> Sent:
+        """A one-clause sentence of tree depth 3: no nested phrase, no intensifier, no
+        adverbial or coordinated clause (see :meth:`grow` with ``keep_flat``)."""
+        c = self.clause(r, 0.0, sub=True)
+        c.intens = -1
+        for np_, _ in _nps(c):
+            np_.pp = None
+            np_.adjs = [(a, False) for a, _ in np_.adjs]
+        return Sent(c)
+
+    def grow(self, r: random.Random, s: Sent, deeper: bool, keep_flat: bool = False) -> None:
         """Add one modifier to ``s``. ``deeper``: a prepositional phrase at the end of the most
         deeply nested noun phrase (the tree gets deeper); otherwise a flat one if one still fits
         (an adjective, an adverb, a prepositional phrase on the verb, a coordinated clause)."""
         mains = [s.main] + ([s.coord[2]] if s.coord else [])
         levels = [(c, 1) for c in mains] + [(c.advcl[1], 2) for c in mains if c.advcl]
         nps = [(np_, lvl + k) for c, lvl in levels for np_, k in _nps(c)]
-        if not deeper and self._flat(r, s, mains, [np_ for np_, _ in nps]):
+        if not deeper and self._flat(r, s, mains, [np_ for np_, _ in nps], keep_flat):
+            return
+        if keep_flat:
             return
         free = [c for c in mains if c.advcl is None]
         if free and (not nps or r.random() < 0.15):
             r.choice(free).advcl = (r.randrange(N_MARKS), self.clause(r, 0.0, sub=True))
         elif nps:
             np_ = max(nps, key=lambda x: x[1])[0]
-            np_.pp = PP(r.randrange(N_PREPS), NP(self.z_noun.draw(r), r.random() < 0.45,
-                                                 r.random() < 0.7))  # fmt: skip
+            bare = r.random() < 0.4  # "of kings": a bare plural keeps the phrase short
+            noun = NP(self.z_noun.draw(r), bare or r.random() < 0.45, not bare and r.random() < 0.7)
+            np_.pp = PP(r.randrange(N_PREPS), noun)
         else:
             s.main.obl = PP(r.randrange(N_PREPS), NP(self.z_noun.draw(r), False, True))
 
-    def _flat(self, r: random.Random, s: Sent, mains: list[Clause], nps: list[NP]) -> bool:
-        """Add a flat modifier; False when the chosen kind does not fit any more."""
+    def _flat(
+        self, r: random.Random, s: Sent, mains: list[Clause], nps: list[NP], keep_flat: bool
+    ) -> bool:
+        """Add a flat modifier; False when the chosen kind does not fit any more. With
+        ``keep_flat`` nothing that deepens the tree (a coordinated clause, an intensifier)."""
         op = r.randrange(5)
         c = r.choice(mains)
-        if op == 0 and s.coord is None:
+        if op == 0 and s.coord is None and not keep_flat:
             s.coord = (r.randrange(N_CCS), r.random() < 0.7, self.clause(r, 0.0))
         elif op == 1 and c.obl is None and c.adj < 0:
             c.obl = PP(r.randrange(N_PREPS), NP(self.z_noun.draw(r), r.random() < 0.45, True))
@@ -172,7 +209,7 @@ class Grammar:
         elif op == 3 and c.time < 0:
             c.time = (0 if c.past else 2) + r.randrange(2)
         elif nps and len((np_ := r.choice(nps)).adjs) < 2:
-            np_.adjs.append((self.z_adj.draw(r), r.random() < 0.2))
+            np_.adjs.append((self.z_adj.draw(r), not keep_flat and r.random() < 0.2))
         else:
             return False
         return True

@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# One BLAS/OpenMP thread per test process: on a busy 2-core machine torch's default of one thread
+# per core makes small LSTM steps hundreds of times slower (threads wait on each other).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,3 +35,13 @@ def shared() -> Path:
 def fixtures() -> Path:
     """tests/data: small hand-written fixtures."""
     return FIXTURES
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_torch_thread() -> None:
+    """Tests that use torch run with one intra-op thread (see OMP_NUM_THREADS above)."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency
+        return
+    torch.set_num_threads(1)

@@ -161,8 +161,13 @@ def test_crash_mid_epoch_then_resume(toy, full_run, monkeypatch) -> None:
 
 
 def test_output_dir_is_a_usable_encoder_and_classifier(toy) -> None:
-    summary = train_nli(toy_config(toy, "m", epochs=2))
+    (toy / "probe.txt").write_text("a extra\tO\nb\tI\n")
+    toy_vec = (toy / "toy.vec").read_text() + "extra " + " ".join(["0.5"] * 6) + "\n"
+    (toy / "toy2.vec").write_text(toy_vec)
+    cfg = toy_config(toy, "m", epochs=2, vocab_from=[str(toy / "probe.txt")])
+    summary = train_nli(TrainConfig(**{**cfg.__dict__, "vectors": str(toy / "toy2.vec")}))
     enc = load_encoder(toy / "m")
+    assert "extra" in enc.vectors and "zzz" not in enc.vectors
     clf = load_classifier(toy / "m")
     pairs = list(read_nli(toy / "dev.tsv", make_tokenizer("whitespace")))
     u = torch.from_numpy(enc.encode([p.premise for p in pairs]))

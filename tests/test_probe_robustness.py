@@ -65,3 +65,43 @@ def test_stability_needs_three_encoders():
     scores = {("lr", 1): {"T": {"a": 0.1, "b": 0.2}}, ("lr", 2): {"T": {"a": 0.1, "b": 0.2}}}
     with pytest.raises(XProbeError, match=">= 3 encoders"):
         stability(_records(scores))
+
+
+class _NoisyLength:
+    """Length plus noise of a given strength: a family of encoders with a known ranking."""
+
+    dim = 2
+
+    def __init__(self, noise: float):
+        self.noise, self.id = noise, f"noisy-length-{noise}"
+
+    def encode(self, batch):
+        g = np.random.default_rng(len(batch))
+        n = np.array([len(s) for s in batch], dtype=np.float32)
+        return np.stack([n + self.noise * g.normal(size=len(n)), g.normal(size=len(n))], 1)
+
+
+def test_robustness_study_end_to_end(tmp_path):
+    from tests.test_probe import _write_task
+    from xprobe.classifiers import TrainConfig
+    from xprobe.probe import ProbeOptions
+    from xprobe.robustness import robustness_study
+
+    data = tmp_path / "toy" / "xx"
+    data.mkdir(parents=True)
+    _write_task(data / "sentence_length.txt", n=80)
+    encs = [_NoisyLength(v) for v in (0.0, 1.0, 8.0)]
+    opts = ProbeOptions(cache_dir=tmp_path / "c", device="cpu",
+                        train=TrainConfig(max_epochs=30, patience=10))  # fmt: skip
+    recs = []
+    for e in encs:  # one encoder object at a time; records are named by its id
+        recs += robustness_study([e], data, tmp_path / "r.jsonl", sizes=(40, 80),
+                                 classifiers=("lr", "nb"), opts=opts)  # fmt: skip
+    recs = [r for r in recs if r["split"] == "test"]
+    assert {(r["classifier"], r["max_train"]) for r in recs} == {
+        (c, s) for c in ("lr", "nb") for s in (40, 80)
+    }
+    assert {r["n_train"] for r in recs} == {40, 80}
+    rep = stability(recs)
+    assert len(rep.encoders) == 3 and set(rep.mu) == {("lr", 40), ("lr", 80), ("nb", 40),
+                                                      ("nb", 80)}  # fmt: skip

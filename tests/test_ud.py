@@ -127,3 +127,10 @@ def test_non_utf8_bytes(tmp_path) -> None:
 def test_missing_file_is_a_clear_error(tmp_path) -> None:
     with pytest.raises(InputError, match="cannot open"):
         list(read_conllu(tmp_path / "nope.conllu"))
+
+
+def test_non_ascii_digits_in_id_or_head_are_input_errors() -> None:
+    with pytest.raises(InputError, match="HEAD"):
+        list(parse_conllu("1\tA\ta\tX\t_\t_\t\u00b2\troot\t_\t_\n"))
+    with pytest.raises(InputError, match="bad ID"):
+        list(parse_conllu("\u00b9\tA\ta\tX\t_\t_\t0\troot\t_\t_\n"))

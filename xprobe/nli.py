@@ -136,6 +136,7 @@ class TrainConfig:
     tokenizer: str = "moses"
     lang: str = "en"
     threads: int | None = None
+    vocab_from: list[str] = field(default_factory=list)
 
     def identity(self) -> dict[str, Any]:
         """The fields a resumed run must share with the run it continues."""
@@ -249,6 +250,7 @@ def _prepare(cfg: TrainConfig) -> tuple[Any, dict[str, IndexedPairs], dict[str, 
     if cfg.test:
         raw["test"] = read_pairs([cfg.test], tok)
     vocab = {t for pairs in raw.values() for p in pairs for t in (*p.premise, *p.hypothesis)}
+    vocab |= extra_vocabulary(cfg.vocab_from)
     vectors = load_vectors(cfg.vectors, vocab=vocab, lowercase=cfg.lowercase)
     if len(vectors) == 0:
         raise XProbeError(f"{cfg.vectors}: none of the {len(vocab)} NLI words has a vector")
@@ -365,6 +367,21 @@ def _finish(cfg, out: Path, splits, info, progress, device: str) -> dict[str, An
     files = {n: sha256_file(out / n) for n in (CLASSIFIER, CLASSIFIER_CONFIG)}
     save_encoder_quiet(out, best, summary, files)
     return summary
+
+
+def extra_vocabulary(paths: list[str]) -> set[str]:
+    """Whitespace tokens of text files (one sentence per line, ``sentence<TAB>label`` allowed):
+    words to keep vectors for beyond the NLI data, so that the stored encoder covers them."""
+    from xprobe.files import open_text
+
+    words: set[str] = set()
+    for path in paths:
+        if not Path(path).is_file():
+            raise XProbeError(f"{path}: --vocab-from file not found")
+        with open_text(path) as f:
+            for line in f:
+                words.update(line.split("\t", 1)[0].split())
+    return words
 
 
 def majority_accuracy(labels: np.ndarray) -> float:

@@ -445,6 +445,11 @@ def _parse_simple(block: list[str], start: int, source: str) -> Sentence | None:
     return Sentence(words, (), tuple(block[:c]), (), source, start)
 
 
+def _is_number(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` alone accepts ``²``, which ``int`` rejects."""
+    return text.isascii() and text.isdigit()
+
+
 def _parse_block(block: list[str], start: int, source: str) -> Sentence:
     fast = _parse_simple(block, start, source)
     if fast is not None:
@@ -470,14 +475,14 @@ def _parse_block(block: list[str], start: int, source: str) -> Sentence:
                 source, lineno, f"expected 10 tab-separated columns, found {len(cols)}"
             )
         ident = cols[0]
-        if ident.isdigit():
+        if _is_number(ident):
             expected = len(words) + 1
             if int(ident) != expected:
                 raise InputError(
                     source, lineno, f"word ID {ident} out of order, expected {expected}"
                 )
             head = cols[6]
-            if not head.isdigit():
+            if not _is_number(head):
                 raise InputError(source, lineno, f"HEAD {head!r} is not a non-negative integer")
             if "" in cols:
                 raise InputError(source, lineno, "empty column; use '_' for unknown values")
@@ -497,7 +502,7 @@ def _parse_block(block: list[str], start: int, source: str) -> Sentence:
             )
         elif "-" in ident:
             a, _, b = ident.partition("-")
-            if not (a.isdigit() and b.isdigit()) or int(a) >= int(b):
+            if not (_is_number(a) and _is_number(b)) or int(a) >= int(b):
                 raise InputError(
                     source, lineno, f"bad multiword range {ident!r}, expected N-M with N < M"
                 )
@@ -508,7 +513,7 @@ def _parse_block(block: list[str], start: int, source: str) -> Sentence:
             multi.append(MultiwordToken(int(a), int(b), cols[1], cols[9]))
         elif "." in ident:
             a, _, b = ident.partition(".")
-            if not (a.isdigit() and b.isdigit()) or int(a) != len(words):
+            if not (_is_number(a) and _is_number(b)) or int(a) != len(words):
                 raise InputError(
                     source, lineno, f"bad empty node ID {ident!r}, expected {len(words)}.K"
                 )

@@ -76,6 +76,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how sentences are split into words: Moses (sacremoses, default) or whitespace",
     )
     parser.add_argument("--lang", default="en", help="Moses tokenizer language (en)")
+    parser.add_argument(
+        "--vocab-from",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="also store vectors for the words of these tokenised text files (e.g. the probing "
+        "sets), so the saved encoder covers them; the checkpoint otherwise keeps only the NLI "
+        "vocabulary and skips other words",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -103,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         tokenizer=args.tokenizer,
         lang=args.lang,
         threads=args.threads,
+        vocab_from=list(args.vocab_from),
     )
     summary = train_nli(cfg)
     keys = ("best_dev_acc", "best_epoch", "epochs_run", "test_acc", "pairs")

@@ -83,6 +83,7 @@ def sentence_pairs(
         while True:
             while not queues[target]:
                 lo, want = BINS[target][0], r.randint(3, 8)  # length bin, tree depth aimed at
+                g.set_topic(r)
                 flat = want == 3 or want >= 6  # deep trees in short sentences start flat
                 s = g.flat(r) if flat else g.sentence(r, max(0, target - 3))
                 length, depth = shape(g.lex, s, "en")

@@ -34,6 +34,25 @@ N_FREQ = 4  # often, again, rarely, always
 N_PRONS = 6  # I, you, he, she, we, they
 
 
+TOPICS = 200  # lexeme i belongs to topic i % TOPICS
+TOPIC_SHARE = 0.8  # content words drawn from the sentence's topic
+
+
+class _Topical:
+    """Zipfian draws over ``n`` lexemes, mostly (``TOPIC_SHARE``) within the current topic."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.all = Zipf(n, 1.0)
+        self.within = Zipf(max(1, n // TOPICS), 1.0)
+        self.topic = -1
+
+    def draw(self, r: random.Random) -> int:
+        if self.topic >= 0 and self.n >= TOPICS and r.random() < TOPIC_SHARE:
+            return min(self.n - 1, self.within.draw(r) * TOPICS + self.topic)
+        return self.all.draw(r)
+
+
 @dataclass
 class PP:
     prep: int
@@ -90,10 +109,18 @@ class Grammar:
 
     def __init__(self, lex: Lexicon) -> None:
         self.lex = lex
-        self.z_noun = Zipf(len(lex.nouns), 1.0)
-        self.z_trans = Zipf(len(lex.trans), 1.0)
-        self.z_intrans = Zipf(len(lex.intrans), 1.0)
-        self.z_adj = Zipf(len(lex.adjs), 1.0)
+        self.z_noun = _Topical(len(lex.nouns))
+        self.z_trans = _Topical(len(lex.trans))
+        self.z_intrans = _Topical(len(lex.intrans))
+        self.z_adj = _Topical(len(lex.adjs))
+
+    def set_topic(self, r: random.Random) -> None:
+        """Pick the topic of the next sentence: its content words come mostly from that topic's
+        share of the lexicon, which gives words distinct co-occurrences (and word vectors of two
+        languages a shape in common, so that they can be mapped onto each other)."""
+        t = r.randrange(TOPICS)
+        for z in (self.z_noun, self.z_trans, self.z_intrans, self.z_adj):
+            z.topic = t
 
     # ------------------------------------------------------------------ phrases
 

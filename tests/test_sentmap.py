@@ -108,10 +108,12 @@ def _recipe(tmp_path: Path, body: str) -> str:
     return str(p)
 
 
-def test_recipe_validation(tmp_path):
+def test_recipe_validation(tmp_path, monkeypatch):
     r = load_recipe(_recipe(tmp_path, "[training]\nlambda = 0.1\nepochs = 3\n"))
     assert r.training.lam == 0.1 and r.training.epochs == 3 and r.training.batch_size == 64
     assert r.path_of("a/b.txt", "/data") == "/data/a/b.txt" and r.path_of("/abs") == "/abs"
+    monkeypatch.setenv("XPROBE_CACHE", "/cache")  # default data_dir: the download cache
+    assert r.path_of("muse/en-xx.txt") == "/cache/muse/en-xx.txt"
     with pytest.raises(
         RecipeError,
         match=r"unknown key 'lamda'; valid keys: batch_size, epochs, "
@@ -250,10 +252,10 @@ def test_real_mapping_lowers_mse_and_lifts_retrieval(tmp_path):
     assert words.report["test_words"] == 300  # (P@1 itself is poor with vectors this small)
     write_vectors(tmp_path / "de.mapped.vec", words.mapped)
     _teacher(tmp_path / "teacher", en, hidden=32, layers=1)
-    par = tmp_path / "par.tsv"  # XNLI's parallel rows: English and German premises
+    par = tmp_path / "par.tsv"  # XNLI's parallel rows: hypotheses, then premises (repeated 3x)
     with open_text(xnli / "test-en.tsv") as fe, open_text(xnli / "test-de.tsv") as fd:
-        par.write_text("".join(a.split("\t")[0] + "\t" + b.split("\t")[0] + "\n"
-                               for a, b in zip(fe, fd, strict=True)))  # fmt: skip
+        rows = [(a.split("\t"), b.split("\t")) for a, b in zip(fe, fd, strict=True)]
+    par.write_text("".join(f"{a[c]}\t{b[c]}\n" for c in (1, 0) for a, b in rows))
     corpora = {
         "m30k": ["--parallel", str(m30k / "train.en.gz"), str(m30k / "train.de.gz")],
         "xnli": ["--parallel-tsv", str(par)],
@@ -264,12 +266,13 @@ def test_real_mapping_lowers_mse_and_lifts_retrieval(tmp_path):
                      str(tmp_path / "de.mapped.vec"), "--teacher-vectors", str(tmp_path / "en.vec"),
                      *corpus, "--max-pairs", "2500", "--heldout", "300",
                      "--xnli-dev", str(xnli / "dev-de.tsv"), "--max-xnli", "300",
-                     "--target-lang", "de", "--out", str(out), "--epochs", "2",
+                     "--target-lang", "de", "--out", str(out), "--epochs", "3",
                      "--batch-size", "32", "--device", "cpu",
                      "--keep-vocab", "0"]) == 0  # fmt: skip
         hist = json.loads((out / "mapping_report.json").read_text())["history"]
-        assert min(h["heldout_mse"] for h in hist[1:]) < hist[0]["heldout_mse"]
-        assert max(h["retrieval_xx_en"] for h in hist[1:]) > 10 / 300  # chance: 1/300
+        assert min(h["heldout_mse"] for h in hist[1:]) < hist[0]["heldout_mse"], name
+        # chance is 1/300 per sentence; P(>= 6 hits of 300 by chance) is about 6e-4
+        assert max(h["retrieval_xx_en"] for h in hist[1:]) >= 6 / 300, (name, hist)
 
 
 def test_map_config_from_recipe_and_flags(tmp_path):
@@ -296,3 +299,16 @@ def test_map_config_from_recipe_and_flags(tmp_path):
     args = ["--recipe", recipe, "--data-dir", data, "--lambda", "0.1", "--parallel-tsv", "t.tsv"]
     cfg = map_cmd.build_config(parser.parse_args(args))
     assert cfg.lam == 0.1 and cfg.parallel_tsv == "t.tsv" and cfg.parallel_src is None
+
+
+def test_recipe_out_names_the_teacher_architecture(toy):
+    import argparse
+
+    from xprobe.commands import map as map_cmd
+
+    recipe = _recipe(toy, f'teacher = "{toy / "teacher"}"\nout = "models/xx-{{arch}}"\n')
+    parser = argparse.ArgumentParser()
+    map_cmd.add_arguments(parser)
+    args = ["--recipe", recipe, "--vectors", str(toy / "xx.vec"), "--parallel-tsv", "p.tsv",
+            "--xnli-dev", "x.tsv"]  # fmt: skip
+    assert map_cmd.build_config(parser.parse_args(args)).out == "models/xx-bilstm-max"

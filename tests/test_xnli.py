@@ -46,3 +46,14 @@ def test_real_xnli_rows_are_aligned_across_languages():
     de = read_xnli(shared_path("data", "xnli", "dev-de.tsv"))
     assert len(en) == len(de) == 2490
     assert [e.label for e in en.examples] == [e.label for e in de.examples]
+
+
+def test_reads_a_member_of_the_downloaded_zip(fixtures, tmp_path):
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "XNLI-1.0.zip", "w") as z:
+        z.write(fixtures / "xnli_official.tsv", "XNLI-1.0/xnli.dev.tsv")
+    got = read_xnli(tmp_path / "XNLI-1.0.zip" / "XNLI-1.0" / "xnli.dev.tsv", language="fr")
+    assert got.examples == [NLIExample("Il dort.", "Il se repose.", "entailment", "fr")]
+    with pytest.raises(XProbeError, match=r"no member XNLI-1\.0/xnli\.test\.tsv"):
+        read_xnli(tmp_path / "XNLI-1.0.zip" / "XNLI-1.0" / "xnli.test.tsv")

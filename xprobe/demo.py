@@ -66,7 +66,7 @@ _WINDOWS = {
 
 SIZES = {
     "small": DemoSize(12000, (600, 100, 100), 31, 20, 64, 5, 4, 4, 1000, params=_WINDOWS),
-    "tiny": DemoSize(6000, (300, 75, 75), 21, 10, 48, 5, 4, 3, 500, params=_WINDOWS),
+    "tiny": DemoSize(8000, (400, 100, 100), 21, 10, 48, 5, 5, 3, 600, 128, params=_WINDOWS),
 }
 LANGS = ("en", "de")
 ENCODER = "bilstm-max"

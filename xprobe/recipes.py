@@ -3,9 +3,9 @@
 A recipe names everything ``xprobe map`` needs: the resources ``xprobe download`` fetches, the
 word vectors and dictionary (for ``xprobe map-vectors``), the parallel corpus, the English teacher
 encoder, the loss weight, the training budget and the stopping rule. Data paths (``[vectors]``,
-``[parallel]``, ``[stopping]``) are relative to ``data_dir`` (the download folder; ``--data-dir``
-overrides it); ``teacher`` and ``out`` are relative to the working directory. Every key is
-checked: an unknown key is an error listing the valid ones.
+``[parallel]``, ``[stopping]``) are relative to ``data_dir`` (default: the ``xprobe download``
+cache folder; ``--data-dir`` overrides it); ``teacher`` and ``out`` are relative to the working
+directory. Every key is checked: an unknown key is an error listing the valid ones.
 
 Example::
 
@@ -85,9 +85,9 @@ class Recipe:
     target_lang: str = ""
     description: str = ""
     resources: tuple[str, ...] = ()  # names `xprobe download` fetches
-    data_dir: str = "data"
+    data_dir: str = ""  # "" = the `xprobe download` cache folder
     teacher: str = ""  # encoder directory from `xprobe train-nli`
-    out: str = ""  # output encoder directory
+    out: str = ""  # output encoder directory; "{arch}" becomes the teacher's architecture
     vectors: VectorsSection = field(default_factory=VectorsSection)
     parallel: ParallelSection = field(default_factory=ParallelSection)
     training: TrainingSection = field(default_factory=TrainingSection)
@@ -99,7 +99,14 @@ class Recipe:
         if not relative:
             return ""
         p = Path(relative)
-        return str(p if p.is_absolute() else Path(data_dir or self.data_dir) / p)
+        if p.is_absolute():
+            return str(p)
+        root = data_dir or self.data_dir
+        if not root:  # the download cache (xprobe.download.cache_dir: $XPROBE_CACHE, ...)
+            from xprobe.download import cache_dir
+
+            root = str(cache_dir())
+        return str(Path(root) / p)
 
 
 _SECTIONS: dict[str, type] = {

@@ -6,6 +6,9 @@ file, so pass ``language`` to keep one. The plain layout (e.g. the XTREME export
 ``dev-de.tsv``) has no header and one language per file. Labels are ``entailment``,
 ``neutral``, ``contradiction``; rows with another gold label (``-``) are skipped and counted.
 
+The official files can be read straight from the archive ``xprobe download xnli`` fetches, by
+naming the member after the archive: ``xnli/XNLI-1.0.zip/XNLI-1.0/xnli.dev.tsv``.
+
 Example::
 
     dev = read_xnli("XNLI-1.0/xnli.dev.tsv", language="de")
@@ -14,9 +17,13 @@ Example::
 
 from __future__ import annotations
 
+import io
 import logging
 import os
+import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
 
 from xprobe.errors import InputError, XProbeError
 from xprobe.files import open_text
@@ -62,6 +69,22 @@ def _official_row(cols: dict[str, int], parts: list[str], path: str, lineno: int
     )
 
 
+def _open_xnli(path: str) -> IO[str]:
+    """Open a file, or a member of a zip archive written as ``ARCHIVE.zip/inner/path``."""
+    if Path(path).is_file():
+        return open_text(path)
+    for parent in Path(path).parents:
+        if parent.suffix == ".zip" and parent.is_file():
+            member = Path(path).relative_to(parent).as_posix()
+            archive = zipfile.ZipFile(parent)
+            try:
+                return io.TextIOWrapper(archive.open(member), encoding="utf-8")
+            except KeyError:
+                archive.close()
+                raise XProbeError(f"{parent}: no member {member}") from None
+    raise XProbeError(f"{path}: XNLI file not found")
+
+
 def read_xnli(
     path: str | os.PathLike[str], language: str | None = None, limit: int | None = None
 ) -> XNLISet:
@@ -75,11 +98,7 @@ def read_xnli(
     out = XNLISet(source=path)
     cols: dict[str, int] | None = None
     seen_langs: set[str] = set()
-    try:
-        f = open_text(path)
-    except FileNotFoundError:
-        raise XProbeError(f"{path}: XNLI file not found") from None
-    with f:
+    with _open_xnli(path) as f:
         for lineno, line in enumerate(f, 1):
             parts = line.rstrip("\n").rstrip("\r").split("\t")
             if lineno == 1 and "gold_label" in parts:

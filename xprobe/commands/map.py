@@ -14,7 +14,7 @@ do not exist yet but its [vectors] section names source, target and dictionary, 
 are mapped first.
 
 Examples:
-  xprobe map --pair en-de --data-dir data
+  xprobe map --pair en-de                   # data from the `xprobe download` cache
   xprobe map --teacher models/en-bilstm-max --vectors de.mapped.vec --teacher-vectors en.vec \\
       --parallel ep.en ep.de --xnli-dev xnli/dev-de.tsv --target-lang de --out models/de-bilstm-max
 """
@@ -35,7 +35,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("recipe")
     g.add_argument("--pair", help="use the recipe mapping/PAIR.toml, e.g. en-de")
     g.add_argument("--recipe", help="use this recipe TOML file instead")
-    g.add_argument("--data-dir", help="root of the recipe's data paths (default: its data_dir)")
+    g.add_argument(
+        "--data-dir",
+        help="root of the recipe's data paths "
+        "(default: its data_dir, else the `xprobe download` cache)",
+    )
     g = p.add_argument_group("inputs (override the recipe)")
     g.add_argument("--teacher", help="frozen English encoder directory from `xprobe train-nli`")
     g.add_argument("--vectors", help="mapped target word vectors (.vec from `xprobe map-vectors`)")
@@ -44,10 +48,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the full English .vec the teacher was trained with (its words and values are "
         "checked), so the teacher knows the words of the corpus and not only its NLI vocabulary",
     )
-    g.add_argument(
+    par = g.add_mutually_exclusive_group()
+    par.add_argument(
         "--parallel", nargs=2, metavar=("SRC", "TGT"), help="aligned English/target files"
     )
-    g.add_argument("--parallel-tsv", help="one 'english<TAB>target' file instead of --parallel")
+    par.add_argument("--parallel-tsv", help="one 'english<TAB>target' file instead of --parallel")
     g.add_argument("--xnli-dev", help="XNLI dev file: official xnli.dev.tsv or premise/hyp/label")
     g.add_argument("--xnli-dev-en", help="English XNLI dev, to report the teacher's accuracy")
     g.add_argument(
@@ -166,6 +171,11 @@ def build_config(args: argparse.Namespace):
         raise XProbeError(f"map needs {', '.join(need)} (from flags or a recipe: --pair en-xx)")
     if recipe is not None and not Path(fields["vectors"]).exists():
         _map_words_first(recipe, args.data_dir, fields["vectors"], max_vocab)
+    if "{arch}" in fields["out"]:  # recipes write models/de-{arch}: one output per teacher
+        from xprobe.encoders.checkpoint import read_config
+
+        arch = read_config(fields["teacher"])["encoder"]["arch"]
+        fields["out"] = fields["out"].replace("{arch}", arch)
     fields["device"], fields["resume"], fields["threads"] = args.device, args.resume, args.threads
     if recipe is not None:
         fields["extra"] = {"recipe": recipe.path}

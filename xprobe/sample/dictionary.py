@@ -2,8 +2,10 @@
 
 Pairs are the aligned forms of each lexeme that occur in the generated English and German text: noun
 singular and plural, verb 3rd-person present, plural present and past, adjective. Sorted by the
-English word's count (ties by the word), then split like MUSE's files: the first 80 % for
-training (``en-de.train.txt``), the rest for testing (``en-de.test.txt``); ``en-de.txt`` holds all.
+English word's count (ties by the word), then split: every fifth pair for testing
+(``en-de.test.txt``, so that test words span all frequencies: the sample's rarest words are too
+rare for their vectors to mean much), the rest for training (``en-de.train.txt``); ``en-de.txt``
+holds all.
 """
 
 from __future__ import annotations
@@ -51,12 +53,12 @@ def dictionary_pairs(lex: Lexicon, en_text: list[str], de_text: list[str]) -> li
 def write_dictionary(
     out: Path, lex: Lexicon, en_text: list[str], de_text: list[str]
 ) -> dict[str, int]:
-    """Write ``en-de.txt``, ``en-de.train.txt`` (first 80 %) and ``en-de.test.txt``."""
+    """Write ``en-de.txt``, ``en-de.train.txt`` and ``en-de.test.txt`` (every fifth pair)."""
     pairs = dictionary_pairs(lex, en_text, de_text)
-    cut = int(len(pairs) * 0.8)
-    for name, rows in (("en-de.txt", pairs), ("en-de.train.txt", pairs[:cut]),
-                       ("en-de.test.txt", pairs[cut:])):  # fmt: skip
+    test = pairs[4::5]  # every fifth pair: frequent and rare words alike
+    train = [p for i, p in enumerate(pairs) if i % 5 != 4]
+    for name, rows in (("en-de.txt", pairs), ("en-de.train.txt", train), ("en-de.test.txt", test)):
         with atomic_write(out / name) as f:
             for en, de in rows:
                 f.write(f"{en} {de}\n")
-    return {"dictionary": len(pairs), "dictionary-train": cut, "dictionary-test": len(pairs) - cut}
+    return {"dictionary": len(pairs), "dictionary-train": len(train), "dictionary-test": len(test)}

@@ -34,8 +34,8 @@ N_FREQ = 4  # often, again, rarely, always
 N_PRONS = 6  # I, you, he, she, we, they
 
 
-TOPICS = 200  # lexeme i belongs to topic i % TOPICS
-TOPIC_SHARE = 0.8  # content words drawn from the sentence's topic
+TOPICS = 50  # lexeme i belongs to topic i % TOPICS
+TOPIC_SHARE = 0.7  # content words drawn from the sentence's topic
 
 
 class _Topical:

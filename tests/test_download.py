@@ -181,3 +181,57 @@ def test_cli_download(server: Server, tmp_path: Path, capsys: pytest.CaptureFixt
         port = s.getsockname()[1]
     assert cli_main(["download", "xnli", "--cache-dir", str(tmp_path / "d"),
                      "--base-url", f"http://127.0.0.1:{port}"]) == 2  # fmt: skip
+
+
+def _tgz(path: Path, files: dict[str, bytes]) -> None:
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_parallel_corpora_are_fetched_and_unpacked_where_recipes_look(
+    server: Server, tmp_path: Path
+) -> None:
+    import zipfile
+
+    (server.root / "europarl" / "v7").mkdir(parents=True)
+    _tgz(
+        server.root / "europarl" / "v7" / "de-en.tgz",
+        {"europarl-v7.de-en.de": b"Hallo Welt .\n", "europarl-v7.de-en.en": b"Hello world .\n"},
+    )
+    opus = server.root / "OPUS-MultiUN" / "v1" / "moses"
+    opus.mkdir(parents=True)
+    with zipfile.ZipFile(opus / "en-ru.txt.zip", "w") as z:
+        z.writestr("MultiUN.en-ru.en", "Peace .\n")
+        z.writestr("MultiUN.en-ru.ru", "Мир .\n")
+        z.writestr("README", "about\n")
+    cache = tmp_path / "cache"
+    (de,) = plan("europarl", ["de"], cache=cache, base_url=base(server))
+    (ru,) = plan("multiun", ["ru"], cache=cache, base_url=base(server))
+    assert de.url.endswith("/europarl/v7/de-en.tgz") and ru.url.endswith("/en-ru.txt.zip")
+    assert fetch(de, progress=False) == cache / "europarl" / "de-en"
+    assert fetch(ru, progress=False) == cache / "multiun" / "en-ru"
+    # the paths mapping/en-de.toml and mapping/en-ru.toml name
+    assert (cache / "europarl/de-en/europarl-v7.de-en.en").read_text() == "Hello world .\n"
+    assert (cache / "multiun/en-ru/MultiUN.en-ru.ru").read_text(encoding="utf-8") == "Мир .\n"
+    # a second fetch neither downloads nor unpacks again
+    n = len(server.requests)
+    (cache / "europarl/de-en/europarl-v7.de-en.en").write_text("kept\n")
+    fetch(de, progress=False)
+    assert len(server.requests) == n
+    assert (cache / "europarl/de-en/europarl-v7.de-en.en").read_text() == "kept\n"
+
+
+def test_corrupt_archive_is_a_clear_error(server: Server, tmp_path: Path) -> None:
+    (server.root / "europarl" / "v7").mkdir(parents=True)
+    (server.root / "europarl" / "v7" / "de-en.tgz").write_bytes(b"not an archive")
+    (item,) = plan("europarl", ["de"], cache=tmp_path, base_url=base(server))
+    with pytest.raises(XProbeError, match="cannot unpack"):
+        fetch(item, progress=False)
+    with pytest.raises(XProbeError, match="pivot language"):
+        plan("europarl", ["en"], cache=tmp_path)

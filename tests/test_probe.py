@@ -18,7 +18,7 @@ from xprobe.vectors import WordVectors
 
 pytest.importorskip("torch")
 
-FAST = TrainConfig(max_epochs=40, patience=10)
+FAST = TrainConfig(max_epochs=40, patience=10, lr=1e-2)
 
 
 def _write_task(path, n=60):

@@ -32,7 +32,7 @@ def _xor(n=5000, d=10, seed=1):
 
 @pytest.mark.parametrize("kind", ["lr", "mlp"])
 def test_linearly_separable_is_near_perfect(kind):
-    cfg = TrainConfig(max_epochs=15)
+    cfg = TrainConfig(max_epochs=15, lr=1e-2)
     res = train_select(*_split(*_linear()), kind=kind, grid="default", seed=0, config=cfg)
     assert res.test_acc > 0.95 and res.dev_acc > 0.95
     assert res.n_train == 1800 and res.n_test == 600
@@ -42,7 +42,8 @@ def test_linearly_separable_is_near_perfect(kind):
 
 def test_mlp_learns_xor_and_lr_cannot():
     data = _split(*_xor())
-    mlp = train_select(*data, kind="mlp", grid="senteval", seed=0)
+    fast = TrainConfig(lr=1e-2)  # sigmoid units leave the linear regime faster
+    mlp = train_select(*data, kind="mlp", grid="senteval", seed=0, config=fast)
     lr = train_select(*data, kind="lr", grid="senteval", seed=0)
     assert mlp.test_acc > 0.9
     assert lr.test_acc < 0.6  # a linear model cannot represent XOR
@@ -69,7 +70,7 @@ def test_grid_points_do_not_interact():
     """In the wide model, a point's training ignores its neighbours: changing the other point's
     L2 (same shapes, so the same initial weights for the first point) leaves it unchanged."""
     data = _split(*_linear(n=1500, d=8))
-    cfg = TrainConfig(max_epochs=3, patience=10)
+    cfg = TrainConfig(max_epochs=3, patience=10, lr=1e-2)
     a, b1, b2 = GridPoint(1e-4, 20), GridPoint(1e-1, 20), GridPoint(1e-3, 20)
     one = dict(train_select(*data, kind="mlp", grid=[a, b1], seed=0, config=cfg).grid_dev)
     two = dict(train_select(*data, kind="mlp", grid=[a, b2], seed=0, config=cfg).grid_dev)
@@ -84,7 +85,9 @@ def test_full_grid_mixes_hidden_sizes_and_dropout():
     assert grid_points("lr", "full") == grid_points("lr", "default")
     assert [p.l2 for p in grid_points("lr", "senteval")] == [1e-5, 1e-4, 1e-3, 1e-2]
     data = _split(*_linear(n=800, d=6))
-    res = train_select(*data, kind="mlp", grid="full", seed=0, config=TrainConfig(max_epochs=3))
+    res = train_select(
+        *data, kind="mlp", grid="full", seed=0, config=TrainConfig(max_epochs=3, lr=1e-2)
+    )
     assert len(res.grid_dev) == 45 and res.test_acc > 0.8
 
 

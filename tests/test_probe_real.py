@@ -69,7 +69,7 @@ def test_bov_fasttext_on_real_data(en_data, vectors, tmp_path):
         classifiers=("lr", "majority"),
         cache_dir=tmp_path / "cache",
         device="cpu",
-        train=TrainConfig(max_epochs=30),
+        train=TrainConfig(max_epochs=30, lr=1e-2),
     )
     recs = run_probe(f"bov:{vectors}", en_data, tmp_path / "r.jsonl", opts)
     bov, maj = _test_values(recs, "lr"), _test_values(recs, "majority")

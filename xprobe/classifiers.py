@@ -14,7 +14,7 @@ What makes it fast (same selection, far less time):
   and Adam is element-wise, so the G models do not interact: it is exactly G independent trainings
   that share the minibatch order;
 * inputs are standardised with the training mean/std and trained with large minibatches
-  (1024) and a larger learning rate; validation after every pass over the data, with a patience;
+  (up to 1024; Adam lr 1e-3); validation after every pass over the data, with a patience;
 * a grid point that has stopped is dropped from the wide model, so its cost ends with it;
 * the best weights of each point are kept in memory, so there is no final re-training.
 
@@ -75,7 +75,7 @@ class TrainConfig:
     """
 
     batch_size: int = 1024
-    lr: float = 1e-2
+    lr: float = 1e-3
     max_epochs: int = 60
     patience: int = 5
     standardize: bool = True

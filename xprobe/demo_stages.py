@@ -22,9 +22,10 @@ __all__ = ["add_stages", "train_vectors"]
 log = logging.getLogger(__name__)
 
 
-def train_vectors(text: Path, out: Path, dim: int, epochs: int, threads: int = 2) -> None:
+def train_vectors(text: Path, out: Path, dim: int, epochs: int, threads: int = 1) -> None:
     """fastText skipgram vectors (subword information on) trained on ``text``, written as .vec
-    with a header, most frequent word first."""
+    with a header, most frequent word first. With one thread (the default) fastText is
+    deterministic, so the demo's vectors are the same on every run."""
     import fasttext
 
     from xprobe.files import atomic_write
@@ -68,7 +69,6 @@ def add_stages(d: Demo) -> None:
                     Path(s("vectors", f"{lang}.vec")),
                     size.vector_dim,
                     size.vector_epochs,
-                    d.workers,
                 ),
             )
         )

@@ -1,11 +1,13 @@
-"""Downloads the real pipeline needs: UDPipe models, Wikipedia dumps, fastText vectors, MUSE, XNLI.
+"""Downloads the real pipeline needs: UDPipe models, Wikipedia dumps, fastText vectors, MUSE, XNLI,
+and the parallel corpora of the mapping recipes (Europarl v7, MultiUN from OPUS).
 
 Files go to a cache folder: ``--cache-dir``, else ``$XPROBE_CACHE``, else
 ``$XDG_CACHE_HOME/xprobe``, else ``~/.cache/xprobe``; each kind in its own subfolder
-(``udpipe/``, ``wikipedia/``, ``fasttext/``, ``muse/``, ``xnli/``). A download is written to
-``NAME.part`` and resumed from where it stopped (HTTP ``Range``); it is verified against the
-checksum its source publishes (Wikipedia's ``sha1sums.txt``) and only then renamed to ``NAME``, so
-a file in the cache is always complete. Plain ``urllib``, no other dependency.
+(``udpipe/``, ``wikipedia/``, ``fasttext/``, ``muse/``, ``xnli/``, ``europarl/``, ``multiun/``;
+archives of parallel text are unpacked into ``europarl/de-en/``, ``multiun/en-ru/`` etc.).
+A download is written to ``NAME.part`` and resumed from where it stopped (HTTP ``Range``); it is
+verified against the checksum its source publishes (Wikipedia's ``sha1sums.txt``) and only then
+renamed to ``NAME``, so a file in the cache is always complete. Plain ``urllib``, nothing else.
 
 Sources are URL templates below; ``base_url`` replaces a source's default host (mirrors, tests).
 
@@ -21,14 +23,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shutil
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 from urllib.parse import urlsplit
 
 from xprobe.errors import XProbeError
+from xprobe.files import atomic_write
 
 __all__ = ["SOURCES", "Item", "cache_dir", "fetch", "plan"]
 
@@ -56,8 +61,11 @@ SOURCES: dict[str, tuple[str, str]] = {
     ),
     "muse": ("https://dl.fbaipublicfiles.com", "/arrival/dictionaries/{src}-{lang}{split}.txt"),
     "xnli": ("https://dl.fbaipublicfiles.com", "/XNLI/XNLI-1.0.zip"),
+    # parallel corpora for the mapping recipes (mapping/*.toml); archives, unpacked after download
+    "europarl": ("https://www.statmt.org", "/europarl/v7/{pair}.tgz"),
+    "multiun": ("https://object.pouta.csc.fi", "/OPUS-MultiUN/v1/moses/{pair}.txt.zip"),
 }
-WHAT = ("udpipe", "wikipedia", "fasttext", "fasttext-cc", "muse", "xnli")
+WHAT = ("udpipe", "wikipedia", "fasttext", "fasttext-cc", "muse", "xnli", "europarl", "multiun")
 MUSE_SPLITS = {"full": "", "train": ".0-5000", "test": ".5000-6500"}
 _CHUNK = 1 << 20
 
@@ -80,6 +88,7 @@ class Item:
     dest: Path
     checksum_url: str | None = None
     algorithm: str = "sha1"
+    unpack_to: Path | None = None  # an archive whose files are extracted here after download
 
 
 def _url(what: str, base_url: str | None, **fields: str) -> str:
@@ -110,7 +119,9 @@ def plan(
     items = []
     for code in langs:
         p = load_profile(code)
-        if what == "udpipe":
+        if what in ("europarl", "multiun"):
+            items.append(_parallel_item(what, p.code, src, root, base_url))
+        elif what == "udpipe":
             if not p.udpipe_model:
                 raise XProbeError(f"profile {code!r} names no udpipe_model")
             url = _url("udpipe", base_url, name=p.udpipe_model)
@@ -139,6 +150,56 @@ def plan(
                 url = _url("muse", base_url, src=a, lang=b, split=MUSE_SPLITS[muse_split])
                 items.append(Item(url, root / "muse" / url.rsplit("/", 1)[1]))
     return items
+
+
+def _parallel_item(what: str, lang: str, src: str, root: Path, base_url: str | None) -> Item:
+    """Europarl v7 names pairs ``xx-en``; OPUS (MultiUN) sorts the two codes: ``en-ru``."""
+    if lang == src:
+        raise XProbeError(f"download {what}: --lang {lang} is the pivot language itself")
+    pair = f"{lang}-{src}" if what == "europarl" else "-".join(sorted((lang, src)))
+    url = _url(what, base_url, pair=pair)
+    dest = root / what / url.rsplit("/", 1)[1]
+    return Item(url, dest, unpack_to=root / what / pair)
+
+
+def unpack(archive: Path, into: Path) -> list[Path]:
+    """Extract the regular files of a .tgz/.zip into ``into`` (flat, by base name), atomically.
+
+    A marker file records completion, so an interrupted unpack is redone and a finished one is not.
+    """
+    import tarfile
+    import zipfile
+
+    marker = into / f".unpacked-{archive.name}"
+    if marker.exists():
+        return sorted(p for p in into.iterdir() if not p.name.startswith("."))
+    into.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def _copy(name: str, stream: IO[bytes]) -> None:
+        target = into / Path(name).name
+        with atomic_write(target, "wb") as out:
+            shutil.copyfileobj(stream, out, _CHUNK)
+        written.append(target)
+
+    try:
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as z:
+                for info in z.infolist():
+                    if not info.is_dir():
+                        with z.open(info) as stream:
+                            _copy(info.filename, stream)
+        else:
+            with tarfile.open(archive, "r:*") as tar:
+                for member in tar:
+                    stream = tar.extractfile(member) if member.isfile() else None
+                    if stream is not None:
+                        _copy(member.name, stream)
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as e:
+        raise XProbeError(f"{archive}: cannot unpack ({e}); delete it and download again") from None
+    marker.write_text("\n".join(p.name for p in written) + "\n")
+    log.info("unpacked %d files into %s", len(written), into)
+    return sorted(written)
 
 
 def _open(url: str, start: int = 0, timeout: float = 60.0):  # type: ignore[no-untyped-def]
@@ -173,10 +234,21 @@ def published_checksum(item: Item) -> str | None:
 
 
 def fetch(item: Item, progress: bool = True) -> Path:
-    """Download ``item`` (resuming a ``.part``), verify, rename into place; return the path."""
+    """Download ``item`` (resuming a ``.part``), verify, rename into place; return the path.
+
+    An archive item (``unpack_to``) is also unpacked; the returned path is then that folder.
+    """
     if item.dest.exists():
         log.info("cached: %s", item.dest)
-        return item.dest
+    else:
+        _fetch(item, progress)
+    if item.unpack_to is not None:
+        unpack(item.dest, item.unpack_to)
+        return item.unpack_to
+    return item.dest
+
+
+def _fetch(item: Item, progress: bool) -> None:
     expected = published_checksum(item)
     item.dest.parent.mkdir(parents=True, exist_ok=True)
     part = item.dest.with_name(item.dest.name + ".part")
@@ -194,7 +266,6 @@ def fetch(item: Item, progress: bool = True) -> Path:
             )
     os.replace(part, item.dest)
     log.info("downloaded %s", item.dest)
-    return item.dest
 
 
 def _download(url: str, part: Path, progress: bool) -> None:

@@ -35,14 +35,7 @@ from xprobe import __version__
 from xprobe.errors import InputError, XProbeError
 from xprobe.extract_check import check_probing_dir
 from xprobe.extract_pools import text_hasher
-from xprobe.extract_scan import (
-    _fast_surface,
-    _simple_surface,
-    count_corpus,
-    iter_blocks,
-    spool_stdin,
-    surface_count,
-)
+from xprobe.extract_scan import count_corpus, iter_blocks, spool_stdin, surface_count
 from xprobe.extract_select import TaskResult, TaskRun, resolve
 from xprobe.extract_write import PROVENANCE_COLUMNS, task_manifest, write_outputs
 from xprobe.files import sha256_file
@@ -55,9 +48,6 @@ __all__ = ["ExtractConfig", "check_probing_dir", "extract"]
 log = logging.getLogger(__name__)
 
 DEFAULT_SIZES = (100_000, 10_000, 10_000)
-# The repeated selection pass skips sentences that no full pool could admit (exact: see
-# _skipping_pass); tests turn it off to show that the outputs do not change.
-SKIP_FULL_POOLS = True
 
 
 @dataclass
@@ -144,8 +134,6 @@ def _selection_pass(
     paths: list[str], names: list[str], runs: list[TaskRun], config: ExtractConfig, total: int
 ) -> dict[str, int]:
     """Pass 2: offer each sentence that passes the common filters to every task."""
-    if SKIP_FULL_POOLS and any(run.known_cells is not None for run in runs):
-        return _skipping_pass(paths, names, runs, config, total)
     h_of = text_hasher(config.seed, runs[0].lang)
     lo, hi = config.min_tokens, config.max_tokens
     counts = {"in_length_range": 0, "whitespace_token": 0, "offered": 0}
@@ -187,72 +175,6 @@ def _selection_pass(
                         run.add(cand, sent, tokens, text, h, fi, start)
         bar.update(pending)
     return counts
-
-
-def _skipping_pass(
-    paths: list[str], names: list[str], runs: list[TaskRun], config: ExtractConfig, total: int
-) -> dict[str, int]:
-    """A repeated selection pass (``run.known_cells`` set): as :func:`_selection_pass`, but a
-    sentence is offered only to the runs whose pools could still admit it (``run.bar``), and
-    one that no run could admit is not parsed: its surface tokens come from the block.
-
-    Exact: every cell a candidate can fall in is known, and a full pool rejects any priority
-    at or above its maximum, so a skipped sentence would have changed nothing but the counts
-    ``eligible`` (restored from the first pass) and ``duplicates`` (not reported).
-    """
-    h_of = text_hasher(config.seed, runs[0].lang)
-    lo, hi = config.min_tokens, config.max_tokens
-    bars: list[int | None] = [None] * len(runs)
-    progress = _progress(config, "extract pass 2/2 (selection, again)", total)
-    seen = 0
-    with progress:
-        for fi, path in enumerate(paths):
-            for start, block in iter_blocks(path):
-                seen += 1
-                if seen % 256 == 0:
-                    progress.update(256)
-                    bars = [run.bar() for run in runs]
-                n = len(block) - (block[0][:1] == "#") - (len(block) > 1 and block[1][:1] == "#")
-                if n < lo or (n > hi and surface_count(block) > hi):
-                    continue
-                quick = _simple_surface(block) or _fast_surface(block)
-                if quick is not None:  # well formed: decide the filters and skips unparsed
-                    forms = quick[0]
-                    if not lo <= len(forms) <= hi:
-                        continue
-                    text = " ".join(forms)
-                    if len(text.split()) != len(forms):
-                        continue
-                    h = h_of(text)
-                    asks = [
-                        run
-                        for run, b in zip(runs, bars, strict=True)
-                        if b is None or run.priority(h) < b
-                    ]
-                    if not asks:
-                        continue
-                else:
-                    asks = runs
-                try:
-                    sent = parse_block(block, start, names[fi])
-                except InputError:
-                    if config.on_error == "raise":
-                        raise
-                    continue
-                tokens = sent.tokens
-                if not lo <= len(tokens) <= hi:
-                    continue
-                text = " ".join(tokens)
-                if len(text.split()) != len(tokens):
-                    continue
-                h = h_of(text)
-                for run in asks:
-                    run.offer(sent, tokens, text, h, fi, start)
-        progress.update(seen % 256)
-    for run in runs:
-        if run.known_eligible is not None:
-            run.eligible = run.known_eligible
-    return {}
 
 
 def extract(config: ExtractConfig) -> dict[str, Any]:
@@ -359,9 +281,6 @@ def _top_up(
                     members=set(),
                     exclude=exclude if config.exclusive else frozenset(),
                     shrink=False,
-                    known_cells=r.run.known_cells or r.run.all_cells(),
-                    known_eligible=r.run.eligible,
-                    dup_cells=set(),
                 )
             )
         log.info("selection pass again for %s", ", ".join(r.spec.name for r in runs))

@@ -87,6 +87,20 @@ class LazyRandom(random.Random):
             self._wake()
         return super().getrandbits(k)
 
+    def _randbelow(self, n: int) -> int:
+        """``Random._randbelow_with_getrandbits`` drawing from the C generator directly (one
+        Python call per integer, not one per draw); same draws."""
+        if self._pending is not None:
+            self._wake()
+        k = n.bit_length()
+        r = _GETRANDBITS(self, k)
+        while r >= n:
+            r = _GETRANDBITS(self, k)
+        return r
+
+
+_GETRANDBITS = random.Random.getrandbits  # the C method, without the lazy check
+
 
 @dataclass
 class SplitPicker:

@@ -54,12 +54,6 @@ class TaskRun:
     starved: bool = False
     provenance: bool = True  # keep sent_ids for the provenance file
     shrink: bool = True  # size data-driven strata pools by the strata seen (see capacity)
-    # A repeated pass (see xprobe.extract._top_up) knows every cell a candidate can fall in and
-    # the eligible count from the first pass: once all those pools are full it can skip a
-    # sentence whose priority none of them admits (see bar), without asking the task.
-    known_cells: frozenset[tuple[int, str, str]] | None = None
-    known_eligible: int | None = None
-    dup_cells: set[tuple[int, str, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         purpose = (self.lang, self.spec.file)
@@ -89,33 +83,6 @@ class TaskRun:
                 need += math.ceil(per / m) + (k if flexible else 1)
         return int(need * (1 + self.margin)) + 8 if need else 0
 
-    def all_cells(self) -> frozenset[tuple[int, str, str]]:
-        """Every cell a candidate of this pass fell in (pooled or not): after a full pass
-        without skipping, every cell any pass over the same input can give."""
-        return frozenset(self.pools) | frozenset(self.dup_cells)
-
-    def priority(self, h: int) -> int:
-        """The pool priority of a sentence whose text hashes to ``h``."""
-        return mix64(h ^ self.salt_prio)
-
-    def bar(self) -> int | None:
-        """A priority at or above which no pool of this run admits a candidate any more, or
-        None when unknown (cells not known, or one not yet full and overflowing).
-
-        Bottom-k pools only get lower maxima once full, so a bar computed earlier in a pass
-        is never below the current one: skipping by a stale bar is still exact.
-        """
-        if self.known_cells is None:
-            return None
-        top = -1
-        for cell in self.known_cells:
-            pool = self.pools.get(cell)
-            if pool is None or not pool.evicted or len(pool.heap) < pool.cap:
-                return None
-            if pool.heap:
-                top = max(top, -pool.heap[0][0])
-        return top
-
     def offer(
         self, sent: Sentence, tokens: tuple[str, ...], text: str, h: int, fi: int, line: int
     ) -> None:
@@ -140,7 +107,6 @@ class TaskRun:
         self.eligible += 1
         if h in self.members or h in self.exclude:
             self.duplicates += 1
-            self.dup_cells.add(self._cell(cand))
             return
         variants = cand.variants
         flexible = len(variants) > 1
@@ -182,16 +148,6 @@ class TaskRun:
         self.members.add(h)
         if out is not None:
             self.members.discard(out)
-
-    def _cell(self, cand: Candidate) -> tuple[int, str, str]:
-        """The cell of a candidate (no checks, no side effects)."""
-        variants = cand.variants
-        if len(variants) > 1:
-            label = FLEX
-            key = next((v.key for v in variants if v.key is not None), None)
-        else:
-            label, key = variants[0].label, variants[0].key
-        return (SHARED if key is None else self.picker.of_key(key), label, cand.stratum)
 
     def _new_pool(self, cell: tuple[int, str, str], flexible: bool) -> Pool:
         """Create a cell's pool; a new data-driven stratum shrinks its split's other pools

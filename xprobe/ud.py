@@ -419,14 +419,23 @@ def _parse_simple(block: list[str], start: int, source: str) -> Sentence | None:
     if not n or n > len(_IDS) or set(map(str.count, lines, _TABS * n)) != {9}:
         return None
     cells = "\t".join(lines).split("\t")
-    if "" in cells or cells[0::10] != list(_IDS[:n]):
+    if "" in cells:
         return None
+    multi: tuple[MultiwordToken, ...] = ()
+    if cells[0::10] != list(_IDS[:n]):
+        got = _split_ranges(lines, cells)
+        if got is None:
+            return None
+        cells, multi = got
+        n = len(cells) // 10
     head_cells = cells[6::10]
     joined = "".join(head_cells)
     if not (joined.isascii() and joined.isdigit()):
         return None
     heads = list(map(int, head_cells))
     if not _is_tree(heads) or _undecodable(block):
+        return None
+    if any(m.end > n for m in multi):
         return None
     columns = zip(
         range(1, n + 1),
@@ -442,7 +451,33 @@ def _parse_simple(block: list[str], start: int, source: str) -> Sentence | None:
         strict=True,
     )
     words = tuple(map(tuple.__new__, repeat(Word, n), columns))  # Word(*row), in C
-    return Sentence(words, (), tuple(block[:c]), (), source, start)
+    return Sentence(words, multi, tuple(block[:c]), (), source, start)
+
+
+def _split_ranges(
+    lines: list[str], cells: list[str]
+) -> tuple[list[str], tuple[MultiwordToken, ...]] | None:
+    """The word lines' cells and the multiword tokens of a block body whose IDs are words
+    1..n and well-formed ranges ``N-M`` (N < M, N the next word); None for anything else
+    (empty nodes, bad or misplaced IDs), which the line-by-line parser then decides."""
+    ids = cells[0::10]
+    keep: list[str] = []
+    multi: list[MultiwordToken] = []
+    for line, ident in zip(lines, ids, strict=True):
+        if ident == _IDS[len(keep)]:  # the caller checked: at most len(_IDS) lines
+            keep.append(line)
+            continue
+        a, dash, b = ident.partition("-")
+        if not (dash and _is_number(a) and _is_number(b)):
+            return None
+        first, last = int(a), int(b)
+        if first >= last or first != len(keep) + 1:
+            return None
+        cols = line.split("\t")
+        multi.append(MultiwordToken(first, last, cols[1], cols[9]))
+    if not keep:
+        return None
+    return "\t".join(keep).split("\t"), tuple(multi)
 
 
 def _is_number(text: str) -> bool:

@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the sample and all stages (1)")
     parser.add_argument(
-        "--workers", type=int, default=2, help="parallel UDPipe / fastText workers (default 2)"
+        "--workers", type=int, default=2, help="parallel UDPipe parsing processes (default 2)"
     )
 
 

@@ -7,6 +7,8 @@ WHAT is one of:
   fasttext-cc  Common Crawl fastText vectors cc.LANG.300.vec.gz
   muse         MUSE bilingual dictionaries SRC-LANG and LANG-SRC
   xnli         XNLI-1.0.zip
+  europarl     Europarl v7 LANG-en parallel text (statmt.org), unpacked into europarl/LANG-en/
+  multiun      MultiUN parallel text from OPUS (Moses format), unpacked into multiun/en-LANG/
 
 The cache is --cache-dir, else $XPROBE_CACHE, else $XDG_CACHE_HOME/xprobe (~/.cache/xprobe).
 Interrupted downloads resume from NAME.part; finished files appear only when complete.
@@ -16,6 +18,8 @@ Examples:
   xprobe download wikipedia --lang de --date 20190101
   xprobe download muse --lang de es --split test
   xprobe download xnli
+  xprobe download europarl --lang de es fr
+  xprobe download multiun --lang fr ru
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-HELP = "download UDPipe models, Wikipedia dumps, fastText vectors, MUSE dictionaries, XNLI"
+HELP = "download UDPipe models, Wikipedia dumps, fastText vectors, MUSE, XNLI, parallel text"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +54,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="EXT",
         help="fastText file kind: vec (default for wiki.*), bin, vec.gz (default for cc.*), bin.gz",
     )
-    parser.add_argument("--src", default="en", metavar="LANG", help="MUSE pivot language (en)")
+    parser.add_argument(
+        "--src",
+        default="en",
+        metavar="LANG",
+        help="pivot language of MUSE and parallel corpora (en)",
+    )
     parser.add_argument(
         "--split", default="full", choices=sorted(MUSE_SPLITS), help="MUSE dictionary (full)"
     )

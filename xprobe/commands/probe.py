@@ -113,6 +113,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="classifier minibatch size (default 1024)",
     )
+    p.add_argument(
+        "--lr", type=float, default=1e-3, help="classifier Adam learning rate (default 1e-3)"
+    )
     p.add_argument("--max-epochs", type=int, default=60, help="classifier passes (default 60)")
     p.add_argument(
         "--patience",
@@ -157,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
         device=args.device,
         train=TrainConfig(
             batch_size=args.train_batch,
+            lr=args.lr,
             max_epochs=args.max_epochs,
             patience=args.patience,
             progress=True,

@@ -25,11 +25,8 @@ from xml.sax.saxutils import escape
 from xprobe.files import atomic_write
 from xprobe.sample.tree import detokenize
 
-__all__ = ["Article", "page_wikitext", "write_dump"]
+__all__ = ["page_wikitext", "write_dump"]
 
-# One paragraph = a list of sentences; one sentence = (surface tokens, indices of linkable nouns,
-# their link targets).
-Article = tuple[str, list[list[tuple[list[str], dict[int, str]]]]]
 
 _HEADINGS = {
     "en": ("History", "Description", "Geography", "Culture", "Reception"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xprobe.errors import XProbeError
 from xprobe.tasks.base import Candidate, Context, Variant
@@ -39,6 +40,7 @@ class LabelSet:
     labels: tuple[str, ...]
 
 
+@lru_cache(maxsize=4096)  # few distinct relations; the tasks ask for every word
 def base_rel(deprel: str) -> str:
     """The relation without its subtype: ``nsubj:pass`` -> ``nsubj``."""
     i = deprel.find(":")

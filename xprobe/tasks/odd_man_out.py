@@ -35,7 +35,8 @@ import math
 import random
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from xprobe.errors import XProbeError
 from xprobe.tasks.base import Candidate, Context, CorpusStats, TaskSpec, Variant
@@ -60,6 +61,9 @@ class SomoIndex:
     followers: dict[tuple[str, str], tuple[tuple[int, ...], tuple[str, ...]]]
     tags: frozenset[str]  # the noun and verb tags
     in_window: frozenset[str]  # every form whose count is in [min_freq, max_freq]
+    # per right word R, the count of (r, R) for every indexed form r that precedes R: the
+    # right-bigram checks look up small dicts instead of the whole bigram table
+    preceding: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _most_frequent(upos: dict[str, int]) -> str:
@@ -77,15 +81,18 @@ def build_index(stats: CorpusStats, tags: frozenset[str], low: int, high: int) -
             if tag in tags:
                 pos[form] = tag
     lists: defaultdict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
+    preceding: defaultdict[str, dict[str, int]] = defaultdict(dict)
     for (left, right), count in stats.bigrams.items():
         tag = pos.get(right)
         if tag is not None:
             lists[left, tag].append((count, right))
+        if left in pos:
+            preceding[right][left] = count
     followers = {}
     for key, items in lists.items():
         items.sort()
         followers[key] = (tuple(c for c, _ in items), tuple(f for _, f in items))
-    return SomoIndex(followers, tags, in_window)
+    return SomoIndex(followers, tags, in_window, dict(preceding))
 
 
 def prepare(ctx: Context) -> SomoIndex:
@@ -99,6 +106,7 @@ def prepare(ctx: Context) -> SomoIndex:
     return build_index(ctx.stats, tags, p.min_freq, p.max_freq)
 
 
+@lru_cache(maxsize=1 << 16)
 def count_bounds(count: int, tol: float) -> tuple[int, int]:
     """The smallest and largest counts c with |ln c - ln count| <= tol (count >= 1)."""
     ref = math.log(count)
@@ -132,34 +140,48 @@ def replacements(
     lo, hi = count_bounds(old_left, tol)
     rlo, rhi = count_bounds(old_right, tol)
     lower = word.lower()
-    scan: range | list[int] = range(bisect_left(counts, lo), bisect_right(counts, hi))
+    a, b = bisect_left(counts, lo), bisect_right(counts, hi)
     limit = ctx.params.max_scan
-    if rng is not None and 0 < limit < len(scan):
-        scan = sorted(rng.sample(scan, limit))
-    out = []
-    for j in scan:
-        r = forms[j]
-        if rlo <= bigrams.get((r, right), 0) <= rhi and r.lower() != lower:
-            out.append(r)
-    return out
+    if rng is not None and 0 < limit < b - a:
+        scanned: tuple[str, ...] | list[str] = list(
+            map(forms.__getitem__, sorted(rng.sample(range(a, b), limit)))
+        )
+    else:
+        scanned = forms[a:b]
+    # counts of (r, right), looked up in C; None (unattested) is never in [rlo, rhi], rlo >= 1
+    right_counts = map(ctx.data.preceding.get(right, {}).get, scanned)
+    return [
+        r
+        for r, c in zip(scanned, right_counts, strict=True)
+        if c is not None and rlo <= c <= rhi and r.lower() != lower
+    ]
 
 
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
     index: SomoIndex = ctx.data
     in_window, tags = index.in_window, index.tags
     words = sentence.words
-    surface = sentence.surface
-    targets = []
-    for i in range(1, len(surface) - 1):
-        t = surface[i]
-        if t.form in in_window and t.first == t.last and words[t.first].upos in tags:
-            targets.append(i)
+    if sentence.multiword:
+        surface = sentence.surface
+        word_of = [t.first for t in surface]
+        targets = []
+        for i in range(1, len(surface) - 1):
+            t = surface[i]
+            if t.form in in_window and t.first == t.last and words[t.first].upos in tags:
+                targets.append(i)
+    else:  # surface token i is word i: skip building the surface tokens
+        word_of = range(len(words))
+        targets = [
+            i
+            for i in range(1, len(words) - 1)
+            if words[i].form in in_window and words[i].upos in tags
+        ]
     if not targets:
         return None
     tokens = sentence.tokens
     rng.shuffle(targets)
     for i in targets:
-        found = replacements(tokens, i, words[surface[i].first].upos, ctx, rng)
+        found = replacements(tokens, i, words[word_of[i]].upos, ctx, rng)
         if found:
             r = rng.choice(found)
             changed = (*tokens[:i], r, *tokens[i + 1 :])

@@ -235,3 +235,18 @@ def test_corrupt_archive_is_a_clear_error(server: Server, tmp_path: Path) -> Non
         fetch(item, progress=False)
     with pytest.raises(XProbeError, match="pivot language"):
         plan("europarl", ["en"], cache=tmp_path)
+
+
+def test_nli_corpora_unpack_without_macos_junk(server: Server, tmp_path: Path) -> None:
+    import zipfile
+
+    (server.root / "projects" / "snli").mkdir(parents=True)
+    with zipfile.ZipFile(server.root / "projects" / "snli" / "snli_1.0.zip", "w") as z:
+        z.writestr("snli_1.0/snli_1.0_dev.jsonl", '{"gold_label": "neutral"}\n')
+        z.writestr("__MACOSX/snli_1.0/._snli_1.0_dev.jsonl", "junk")
+    (item,) = plan("snli", [], cache=tmp_path, base_url=base(server))
+    folder = fetch(item, progress=False)
+    assert folder == tmp_path / "nli" / "snli_1.0"
+    assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == [
+        "snli_1.0_dev.jsonl"
+    ]

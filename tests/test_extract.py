@@ -489,3 +489,109 @@ def test_data_driven_strata_fill_to_the_exact_maximum(tmp_path, corpus):
     m = run(tmp_path / "b", corpus, [DEPTHISH], sizes=(3 * most + 3, 0, 0), allow_partial=True)
     assert m["tasks"]["depthish"]["partial"]
     assert 3 * most <= m["tasks"]["depthish"]["written"]["tr"]["total"] <= 3 * most + 2
+
+
+# ------------------------------------------------------------------ speed-ups keep the outputs
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lazy_random_draws_like_random(seed):
+    """LazyRandom's own ``_randbelow`` (no Python call per draw) gives the draws of
+    ``random.Random(seed)``, for every method the tasks use."""
+    from xprobe.extract_pools import LazyRandom
+
+    lazy, plain = LazyRandom(), random.Random()
+    for k in range(20):
+        lazy.arm(seed * 100 + k)
+        plain.seed(seed * 100 + k)
+        for r in (lazy, plain):
+            items = list(range(k + 3))
+            r.shuffle(items)
+            r.draws = [items, r.sample(range(5000), 200), r.sample(range(50), 7)]  # type: ignore
+            r.draws += [r.choice("abcdefgh"), r.randrange(1, 10**30), r.random()]  # type: ignore
+        assert lazy.draws == plain.draws  # type: ignore
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_multiword_fast_path_parses_like_the_line_parser(seed, monkeypatch):
+    """Random blocks with multiword ranges (well-formed or corrupted): the fast path of
+    ``parse_block`` gives the same sentence (words, ranges, comments) or the same error as the
+    line-by-line parser, and really takes the well-formed range blocks."""
+    from xprobe import ud
+    from xprobe.errors import InputError
+
+    def parse(block, fast):
+        if not fast:
+            monkeypatch.setattr(ud, "_parse_simple", lambda *a: None)
+        try:
+            s = ud.parse_block(block, 3, "x")
+            return (s, s.multiword, s.comments, s.tokens, s.empty_nodes)
+        except (InputError, ValueError) as e:
+            return str(e)
+        finally:
+            monkeypatch.undo()
+
+    rnd = random.Random(seed)
+    edits = ["", "\t", "0", "1", "-", ".", "#", "x", "2-3", "3-2", "1-9", "\udcff", " ", "12"]
+    taken = 0
+    for i in range(300):
+        block = make_sentence(i, rnd)
+        for _ in range(rnd.randint(0, 3)):
+            j = rnd.randint(2, len(block) - 1)  # before word j - 1 (after the two comments)
+            span = rnd.randint(1, 2)
+            block.insert(j, f"{j - 1}-{j - 1 + span}\tab\t_\t_\t_\t_\t_\t_\t_\tM{j}")
+        for _ in range(rnd.choice((0, 0, 1, 2))):
+            k = rnd.randrange(len(block))
+            line = block[k]
+            pos = rnd.randrange(len(line) + 1)
+            block[k] = line[:pos] + rnd.choice(edits) + line[pos + rnd.randint(0, 2) :]
+        got = parse(block, True)
+        assert got == parse(block, False), block
+        if not isinstance(got, str) and got[1]:
+            taken += ud._parse_simple(block, 3, "x") is not None
+    assert taken > 20
+
+
+def test_somo_replacements_match_a_plain_scan():
+    """SOMO's replacement search (``preceding`` index, C-level lookups) finds what a plain
+    scan of the bigram table finds, with the same random draws."""
+    from xprobe.extract_pools import LazyRandom
+    from xprobe.languages import load_profile
+    from xprobe.tasks import Context, CorpusStats, get_task, resolve_params
+    from xprobe.tasks.odd_man_out import count_bounds, replacements
+
+    rnd = random.Random(5)
+    words = [f"w{i}" for i in range(60)]
+    grams = Counter(
+        {(rnd.choice(words), rnd.choice(words)): rnd.randint(1, 30) for _ in range(1500)}
+    )
+    forms = Counter({w: rnd.randint(30, 500) for w in words})
+    upos = {w: Counter({rnd.choice(("NOUN", "VERB", "ADJ")): 5}) for w in words}
+    stats = CorpusStats(forms=forms, bigrams=grams, upos=upos, sentences=100)
+    spec = get_task("SOMO")
+    profile = load_profile("en")
+    for max_scan in (0, 3):
+        params = resolve_params(spec, profile, {"max_scan": max_scan})
+        ctx = Context(profile, params, stats)
+        ctx = Context(profile, params, stats, data=spec.prepare(ctx))
+        for k in range(300):
+            tokens = tuple(rnd.choice(words) for _ in range(3))
+            tag = rnd.choice(("NOUN", "VERB"))
+            lazy, plain = LazyRandom(), random.Random(k)
+            lazy.arm(k)
+            got = replacements(tokens, 1, tag, ctx, lazy)
+            left, word, right = tokens
+            want: list[str] = []
+            entry = ctx.data.followers.get((left, tag))
+            if entry is not None and grams[left, word] and grams[word, right]:
+                lo, hi = count_bounds(grams[left, word], params.log_tolerance)
+                rlo, rhi = count_bounds(grams[word, right], params.log_tolerance)
+                scan = [j for j, c in enumerate(entry[0]) if lo <= c <= hi]
+                if 0 < max_scan < len(scan):
+                    scan = sorted(plain.sample(range(scan[0], scan[-1] + 1), max_scan))
+                for j in scan:
+                    r = entry[1][j]
+                    if rlo <= grams[r, right] <= rhi and r.lower() != word.lower():
+                        want.append(r)
+            assert got == want
+            assert lazy.random() == plain.random()  # the same number of draws were made

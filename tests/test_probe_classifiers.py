@@ -58,7 +58,7 @@ def test_shuffled_labels_give_chance():
 
 def test_same_seed_same_result_and_seed_matters():
     data = _split(*_xor(n=2000))
-    cfg = TrainConfig(max_epochs=5)
+    cfg = TrainConfig(max_epochs=5, lr=1e-2)
     a = train_select(*data, kind="mlp", grid="none", seed=3, config=cfg)
     b = train_select(*data, kind="mlp", grid="none", seed=3, config=cfg)
     c = train_select(*data, kind="mlp", grid="none", seed=4, config=cfg)

@@ -64,8 +64,23 @@ SOURCES: dict[str, tuple[str, str]] = {
     # parallel corpora for the mapping recipes (mapping/*.toml); archives, unpacked after download
     "europarl": ("https://www.statmt.org", "/europarl/v7/{pair}.tgz"),
     "multiun": ("https://object.pouta.csc.fi", "/OPUS-MultiUN/v1/moses/{pair}.txt.zip"),
+    # English NLI for train-nli; unpacked into nli/snli_1.0/ and nli/multinli_1.0/
+    "snli": ("https://nlp.stanford.edu", "/projects/snli/snli_1.0.zip"),
+    "multinli": ("https://cims.nyu.edu", "/~sbowman/multinli/multinli_1.0.zip"),
 }
-WHAT = ("udpipe", "wikipedia", "fasttext", "fasttext-cc", "muse", "xnli", "europarl", "multiun")
+WHAT = (
+    "udpipe",
+    "wikipedia",
+    "fasttext",
+    "fasttext-cc",
+    "muse",
+    "xnli",
+    "europarl",
+    "multiun",
+    "snli",
+    "multinli",
+)
+_NO_LANG = ("xnli", "snli", "multinli")
 MUSE_SPLITS = {"full": "", "train": ".0-5000", "test": ".5000-6500"}
 _CHUNK = 1 << 20
 
@@ -114,6 +129,10 @@ def plan(
         raise XProbeError(f"unknown download {what!r}; choose from {', '.join(WHAT)}")
     if what == "xnli":
         return [Item(_url("xnli", base_url), root / "xnli" / "XNLI-1.0.zip")]
+    if what in _NO_LANG:
+        url = _url(what, base_url)
+        name = url.rsplit("/", 1)[1]
+        return [Item(url, root / "nli" / name, unpack_to=root / "nli" / name.removesuffix(".zip"))]
     if not langs:
         raise XProbeError(f"download {what} needs --lang")
     items = []
@@ -186,13 +205,14 @@ def unpack(archive: Path, into: Path) -> list[Path]:
         if zipfile.is_zipfile(archive):
             with zipfile.ZipFile(archive) as z:
                 for info in z.infolist():
-                    if not info.is_dir():
+                    if not info.is_dir() and not _is_junk(info.filename):
                         with z.open(info) as stream:
                             _copy(info.filename, stream)
         else:
             with tarfile.open(archive, "r:*") as tar:
                 for member in tar:
-                    stream = tar.extractfile(member) if member.isfile() else None
+                    wanted = member.isfile() and not _is_junk(member.name)
+                    stream = tar.extractfile(member) if wanted else None
                     if stream is not None:
                         _copy(member.name, stream)
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as e:
@@ -200,6 +220,11 @@ def unpack(archive: Path, into: Path) -> list[Path]:
     marker.write_text("\n".join(p.name for p in written) + "\n")
     log.info("unpacked %d files into %s", len(written), into)
     return sorted(written)
+
+
+def _is_junk(name: str) -> bool:
+    """macOS resource forks that some archives carry (``__MACOSX/``, ``._name``)."""
+    return name.startswith("__MACOSX") or Path(name).name.startswith("._")
 
 
 def _open(url: str, start: int = 0, timeout: float = 60.0):  # type: ignore[no-untyped-def]

@@ -9,6 +9,8 @@ WHAT is one of:
   xnli         XNLI-1.0.zip
   europarl     Europarl v7 LANG-en parallel text (statmt.org), unpacked into europarl/LANG-en/
   multiun      MultiUN parallel text from OPUS (Moses format), unpacked into multiun/en-LANG/
+  snli         SNLI 1.0, unpacked into nli/snli_1.0/ (no --lang)
+  multinli     MultiNLI 1.0, unpacked into nli/multinli_1.0/ (no --lang)
 
 The cache is --cache-dir, else $XPROBE_CACHE, else $XDG_CACHE_HOME/xprobe (~/.cache/xprobe).
 Interrupted downloads resume from NAME.part; finished files appear only when complete.

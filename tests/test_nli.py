@@ -235,7 +235,7 @@ def test_tiny_real_snli_run_learns(tmp_path) -> None:
             (tmp_path / f"{name}.jsonl").write_text("".join(rows), encoding="utf-8")
             for p in read_nli(tmp_path / f"{name}.jsonl", tok):
                 out.write(" ".join(p.premise) + "\n" + " ".join(p.hypothesis) + "\n")
-    train_fasttext(tmp_path / "text.txt", tmp_path / "v.bin", dim=32, epoch=3, bucket=20000)
+    train_fasttext(tmp_path / "text.txt", tmp_path / "v.bin", dim=32, epoch=3)
     cfg = TrainConfig(
         arch="bilstm-max",
         vectors=str(tmp_path / "v.bin"),

@@ -17,7 +17,7 @@ from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.extract_plan import FLEX, label_quota, largest_fit, plan, select
-from xprobe.extract_pools import SPLITS, LazyRandom, Pool, SplitPicker, mix64
+from xprobe.extract_pools import MASK, SPLITS, LazyRandom, Pool, SplitPicker
 from xprobe.files import derive_seed, rng
 from xprobe.tasks.base import Candidate, Context, TaskSpec
 from xprobe.ud import Sentence
@@ -60,6 +60,7 @@ class TaskRun:
         self.salt_prio = derive_seed(self.seed, *purpose, "priority")
         self.salt_rng = derive_seed(self.seed, *purpose, "candidate")
         self.picker = SplitPicker(self.sizes, self.seed, (*purpose, "key-split"))
+        self.split_of = self.picker._keys
         self.rng = LazyRandom()
         self.label_set = frozenset(self.labels)
         self.declared = frozenset(self.spec.strata)
@@ -114,7 +115,11 @@ class TaskRun:
             self._check_arity(flexible)
         if flexible:
             label = FLEX
-            key = next((v.key for v in variants if v.key is not None), None)
+            key = None
+            for v in variants:
+                if v.key is not None:
+                    key = v.key
+                    break
         else:
             label = variants[0].label
             key = variants[0].key
@@ -125,12 +130,20 @@ class TaskRun:
         stratum = cand.stratum
         if self.declared and stratum not in self.declared:
             raise XProbeError(f"task {self.spec.name} gave undeclared stratum {stratum!r}")
-        split = SHARED if key is None else self.picker.of_key(key)
+        if key is None:
+            split = SHARED
+        else:
+            split = self.split_of.get(key)  # SplitPicker.of_key's cache, looked up inline
+            if split is None:
+                split = self.picker.of_key(key)
         cell = (split, label, stratum)
         pool = self.pools.get(cell)
         if pool is None:
             pool = self._new_pool(cell, flexible)
-        prio = mix64(h ^ self.salt_prio)
+        x = h ^ self.salt_prio  # mix64, inlined: this runs for every candidate
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+        prio = x ^ (x >> 31)
         heap = pool.heap
         if len(heap) >= pool.cap and (not heap or -heap[0][0] <= prio):
             pool.evicted += 1

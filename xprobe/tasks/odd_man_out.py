@@ -163,7 +163,7 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
     words = sentence.words
     if sentence.multiword:
         surface = sentence.surface
-        word_of = [t.first for t in surface]
+        word_of: list[int] | range = [t.first for t in surface]
         targets = []
         for i in range(1, len(surface) - 1):
             t = surface[i]

@@ -178,9 +178,12 @@ def test_cache_atomic_and_corrupt_entry(tmp_path):
 
 def test_cache_dir_from_environment(monkeypatch, tmp_path):
     from xprobe.cache import default_cache_dir
+    from xprobe.download import cache_dir
 
+    # one cache root for everything: downloads in their subfolders, embeddings in theirs
     monkeypatch.setenv("XPROBE_CACHE", str(tmp_path / "c"))
-    assert default_cache_dir() == tmp_path / "c"
+    assert default_cache_dir() == tmp_path / "c" / "embeddings"
+    assert cache_dir() == tmp_path / "c"
     monkeypatch.delenv("XPROBE_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
     assert default_cache_dir() == tmp_path / "x" / "xprobe" / "embeddings"

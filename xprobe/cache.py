@@ -5,8 +5,9 @@ the sentences encoded (one entry per split of a task). Layout::
 
     CACHE_DIR/<encoder slug>-<digest of id>/<sha256 of the sentences>.npy
 
-The cache folder is ``--cache-dir``, else ``$XPROBE_CACHE``, else
-``$XDG_CACHE_HOME/xprobe/embeddings`` (``~/.cache/xprobe/embeddings``). Files are written
+The cache folder is ``--cache-dir``, else ``embeddings/`` in the download cache
+(:func:`xprobe.download.cache_dir`: ``$XPROBE_CACHE``, else ``$XDG_CACHE_HOME/xprobe``, else
+``~/.cache/xprobe``), beside ``udpipe/``, ``fasttext/`` and the other downloads. Files are written
 atomically (temp file + rename), so a crash never leaves a truncated ``.npy`` that looks valid;
 an unreadable entry is treated as a miss and re-encoded.
 
@@ -27,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xprobe.download import cache_dir
 from xprobe.encoders.base import Encoder
 from xprobe.files import atomic_write
 
@@ -36,11 +38,8 @@ log = logging.getLogger(__name__)
 
 
 def default_cache_dir() -> Path:
-    """``$XPROBE_CACHE``, else ``$XDG_CACHE_HOME/xprobe/embeddings``, else ``~/.cache/...``."""
-    if os.environ.get("XPROBE_CACHE"):
-        return Path(os.environ["XPROBE_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "xprobe" / "embeddings"
+    """``embeddings/`` in the download cache (``$XPROBE_CACHE``, ``$XDG_CACHE_HOME/xprobe``...)."""
+    return cache_dir() / "embeddings"
 
 
 def sentences_hash(sentences: Sequence[Sequence[str]]) -> str:

@@ -126,7 +126,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cache-dir",
         metavar="DIR",
-        help="embedding cache (default: $XPROBE_CACHE, else $XDG_CACHE_HOME/xprobe/embeddings)",
+        help="embedding cache (default: embeddings/ in the download cache, i.e. "
+        "$XPROBE_CACHE/embeddings, else $XDG_CACHE_HOME/xprobe/embeddings)",
     )
     p.add_argument(
         "--force", action="store_true", help="redo work already recorded (replaces those records)"

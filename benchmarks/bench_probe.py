@@ -14,6 +14,12 @@ plus noise) and labels from a noisy function of the latent factors, so accuracy 
 Example (one binary task, 20k/10k/10k, 2 threads)::
 
     python benchmarks/bench_probe.py --n-train 20000 --classes 2 --threads 2 --json out.json
+
+``--nine`` times xprobe alone on nine such tasks with the class counts of the nine probing tasks
+(SentLen 6, WC 1,000, TreeDepth 5, the other six binary), each at ``--n-train/--n-dev/--n-test``:
+the cost of probing one encoder on the whole benchmark::
+
+    python benchmarks/bench_probe.py --nine --n-train 100000 --classifier mlp --json nine.json
 """
 
 from __future__ import annotations
@@ -104,6 +110,47 @@ def senteval_split_classifier(xtr, ytr, xva, yva, xte, yte, nhid, classes):
             "passes": passes + ne}  # fmt: skip
 
 
+# (task, classes): the nine probing tasks' label counts
+NINE = (("sentence_length", 6), ("word_content", 1000), ("tree_depth", 5), ("bigram_shift", 2),
+        ("past_present", 2), ("subj_number", 2), ("obj_number", 2), ("odd_man_out", 2),
+        ("coordination_inversion", 2))  # fmt: skip
+
+
+def run_xprobe(data, classifier: str, classes: int) -> dict:
+    """Time ``train_select`` with SentEval's L2 grid on one task."""
+    from xprobe.classifiers import train_select
+
+    t, c = time.perf_counter(), time.process_time()
+    r = train_select(*data, kind=classifier, grid="senteval", seed=0, n_classes=classes)
+    return {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - c,
+            "test": r.test_acc, "dev": r.dev_acc, "l2": r.selected.l2,
+            "epochs": r.epochs}  # fmt: skip
+
+
+def split(args, classes: int, seed: int):
+    x, y = make_data(args.n_train + args.n_dev + args.n_test, args.dim, classes, seed)
+    a, b = args.n_train, args.n_train + args.n_dev
+    return (x[:a], y[:a], x[a:b], y[a:b], x[b:], y[b:])
+
+
+def nine(args) -> dict:
+    """xprobe on nine synthetic tasks shaped like the probing tasks; a row per task."""
+    out = {"args": vars(args), "load_before": os.getloadavg(), "tasks": {}}
+    print(f"{'task':24s} {'classes':>7s} {'wall s':>8s} {'cpu s':>8s} {'test':>7s} {'epochs':>6s}")
+    for i, (task, classes) in enumerate(NINE):
+        r = run_xprobe(split(args, classes, seed=i), args.classifier, classes)
+        out["tasks"][task] = {"classes": classes, **r}
+        print(f"{task:24s} {classes:7d} {r['seconds']:8.1f} {r['cpu_seconds']:8.1f} "
+              f"{r['test']:7.4f} {r['epochs']!s:>6s}", flush=True)  # fmt: skip
+    rows = out["tasks"].values()
+    out["total_seconds"] = sum(r["seconds"] for r in rows)
+    out["total_cpu_seconds"] = sum(r["cpu_seconds"] for r in rows)
+    out["load_after"] = os.getloadavg()
+    print(f"total {out['total_seconds']:.1f} s wall, {out['total_cpu_seconds']:.1f} s cpu; "
+          f"load average before {out['load_before']}, after {out['load_after']}")  # fmt: skip
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n-train", type=int, default=20000)
@@ -114,25 +161,23 @@ def main() -> None:
     ap.add_argument("--classifier", choices=("lr", "mlp"), default="lr")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--skip-senteval", action="store_true")
+    ap.add_argument("--nine", action="store_true", help="xprobe on the nine tasks' shapes")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
 
     import torch
 
-    from xprobe.classifiers import train_select
-
     torch.set_num_threads(args.threads)
+    if args.nine:
+        out = nine(args)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(out, f, indent=2)
+        return
     nhid = 0 if args.classifier == "lr" else 150
-    x, y = make_data(args.n_train + args.n_dev + args.n_test, args.dim, args.classes, 0)
-    a, b = args.n_train, args.n_train + args.n_dev
-    data = (x[:a], y[:a], x[a:b], y[a:b], x[b:], y[b:])
+    data = split(args, args.classes, seed=0)
     out = {"args": vars(args), "load_before": os.getloadavg()}
-    t, c = time.perf_counter(), time.process_time()
-    r = train_select(*data, kind=args.classifier, grid="senteval", seed=0,
-                     n_classes=args.classes)  # fmt: skip
-    out["xprobe"] = {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - c,
-                     "test": r.test_acc, "dev": r.dev_acc, "l2": r.selected.l2,
-                     "epochs": r.epochs}  # fmt: skip
+    out["xprobe"] = run_xprobe(data, args.classifier, args.classes)
     if not args.skip_senteval:
         print(f"xprobe done: {out['xprobe']}", flush=True)
         t, c = time.perf_counter(), time.process_time()

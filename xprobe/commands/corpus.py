@@ -93,8 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=sorted(TOKENIZATIONS),
         default="moses+fix/presegmented",
         help="Moses tokens with/without the contraction fix-up, given to UDPipe presegmented "
-        "(splits multiword tokens) or horizontal; default measured best, see "
-        "benchmarks/RESULTS-corpus.md",
+        "(splits multiword tokens) or horizontal; default measured best, see BENCHMARKS.md",
     )
     parser.add_argument(
         "--no-progress", action="store_true", help="no progress bar (it shows sentences/s, ETA)"

@@ -5,7 +5,7 @@ and runs in the calling process, which reads, segments, tokenises and filters th
 while the workers parse (see :mod:`xprobe.corpus.parallel`). Only sentences that pass the filters
 are parsed.
 
-Tokenisation (measured on EWT test, see benchmarks/RESULTS-corpus.md): Moses tokens for the
+Tokenisation (measured on EWT test, see BENCHMARKS.md): Moses tokens for the
 profile's ``moses_lang`` with the contraction fix-up (``didn 't`` -> ``did n't``), joined by
 spaces and given to UDPipe's tokenizer in ``presegmented`` mode, which splits multiword tokens
 (German ``zum`` -> ``zu dem``) and never re-splits the sentence. The surface tokens (multiword

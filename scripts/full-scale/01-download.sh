@@ -3,11 +3,11 @@
 #    publishes checksums, atomic): UDPipe models, Wikipedia dumps, fastText wiki vectors, MUSE
 #    dictionaries, XNLI, SNLI + MultiNLI, and the parallel corpora (Europarl v7 for de/es/fr,
 #    MultiUN for ru and fr-un), unpacked where the mapping recipes (mapping/*.toml) look.
-# Disk: about 110 GB in all (see docs/pipeline.md for the breakdown).
+# Disk: about 110 GB in all (see the README, "Expected time and disk").
 source "$(dirname "$0")/env.sh"
 log "download: udpipe, wikipedia ($DUMP_DATE), fasttext, muse, xnli, nli, parallel for $LANGS"
 $XPROBE download udpipe --lang $LANGS
-$XPROBE download wikipedia --lang $LANGS --date "$DUMP_DATE"
+$XPROBE download wikipedia --lang $LANGS --date "$DUMP_DATE" ${DUMP_MIRROR:+--base-url "$DUMP_MIRROR"}
 $XPROBE download fasttext --lang $LANGS
 for split in train test; do $XPROBE download muse --lang $TARGETS --split "$split"; done
 $XPROBE download xnli

@@ -6,7 +6,10 @@
 #   SCHEDULER  a Dask scheduler address (tcp://host:8786) to parse on a cluster; empty: local
 #   DEVICE     torch device for train-nli, map and probe (cuda, cuda:1, cpu)
 #   ENCODERS   the six X-Probe encoders (appendix Table 2)
-#   DUMP_DATE  Wikipedia dump date (YYYYMMDD or latest)
+#   DUMP_DATE  Wikipedia dump date: latest (default), or a YYYYMMDD that dumps.wikimedia.org still
+#              lists (it keeps the last few months); pin one to make a run repeatable
+#   DUMP_MIRROR  base URL of a dump mirror with the same layout, for older dates (X-Probe's 2019
+#              dumps are no longer on dumps.wikimedia.org); empty: dumps.wikimedia.org
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 XPROBE=${XPROBE:-$ROOT/.venv/bin/xprobe}
@@ -17,7 +20,8 @@ WORKERS=${WORKERS:-$(nproc)}
 SCHEDULER=${SCHEDULER:-}
 DEVICE=${DEVICE:-cuda}
 ENCODERS=${ENCODERS:-"bilstm-max bilstm-last attn-max attn-last cnn-max cnn-avg"}
-DUMP_DATE=${DUMP_DATE:-20190101}
+DUMP_DATE=${DUMP_DATE:-latest}
+DUMP_MIRROR=${DUMP_MIRROR:-}
 SIZES=${SIZES:-100000,10000,10000}
 SEED=${SEED:-1111}
 export XPROBE_CACHE=$DATA

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xprobe.classifiers import GridPoint, TrainConfig, grid_points, train_select
+from xprobe.classifiers import (
+    GridPoint,
+    TrainConfig,
+    _prepare,
+    column_moments,
+    grid_points,
+    train_select,
+)
 from xprobe.errors import XProbeError
 
 pytest.importorskip("torch")
@@ -96,3 +103,31 @@ def test_unknown_grid_and_device():
         grid_points("lr", "huge")
     with pytest.raises(XProbeError, match="unknown device"):
         train_select(*_split(*_linear(n=100)), kind="lr", config=TrainConfig(device="tpu"))
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 2048])
+def test_column_moments_match_float64_and_survive_a_large_offset(chunk):
+    import torch
+
+    g = np.random.default_rng(3)
+    # an offset 10^5 times the spread: a one-pass sum of squares would cancel to garbage
+    x = (1000.0 + 0.01 * g.normal(size=(1001, 5))).astype(np.float32)
+    x[:, 4] = 7.0  # a constant column: std 0
+    mean, std = column_moments(torch.from_numpy(x), chunk=chunk)
+    # the mean to within 1e-5 of a standard deviation (0.01 here), the std to 1e-4 relative
+    np.testing.assert_allclose(mean.numpy(), x.mean(0, dtype=np.float64), rtol=0, atol=1e-7)
+    np.testing.assert_allclose(std.numpy(), x.std(0, dtype=np.float64), rtol=1e-4, atol=1e-12)
+    assert std[4] == 0
+
+
+def test_standardising_leaves_the_callers_arrays_alone():
+    g = np.random.default_rng(4)
+    arrays = [g.normal(5, 3, size=(50, 4)).astype(np.float32) for _ in range(3)]
+    before = [a.copy() for a in arrays]
+    xtr, xva, _ = _prepare(arrays, standardize=True, device="cpu")
+    for a, b in zip(arrays, before, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(xtr.mean(0).numpy(), 0, atol=1e-5)
+    np.testing.assert_allclose(xtr.std(0, unbiased=False).numpy(), 1, atol=1e-5)
+    expected = (arrays[1] - arrays[0].mean(0)) / arrays[0].std(0)
+    np.testing.assert_allclose(xva.numpy(), expected, rtol=1e-4, atol=1e-4)

@@ -36,6 +36,7 @@ import numpy as np
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write, derive_seed, np_rng, sha256_file, write_json
 from xprobe.nli_data import NLI_LABELS, IndexedPairs, index_pairs, read_pairs
+from xprobe.train_state import restore_state, save_state
 
 if TYPE_CHECKING:
     import torch
@@ -210,7 +211,11 @@ def train_nli(cfg: TrainConfig) -> dict[str, Any]:
     progress: dict[str, Any] = {"epoch": 0, "best_acc": -1.0, "best_epoch": 0, "bad": 0}
     progress["history"] = []
     if cfg.resume and (out / STATE).exists():
-        progress = _restore(out / STATE, cfg, encoder, clf, opt)
+        modules = {"encoder": encoder.module, "classifier": clf}
+        progress = restore_state(out / STATE, cfg.identity(), modules, opt, "training state")
+        log.info(
+            "resuming after epoch %d (best dev acc %.4f)", progress["epoch"], progress["best_acc"]
+        )
     else:
         torch.manual_seed(init_seed(cfg.seed, "train"))
     while progress["epoch"] < cfg.epochs and progress["bad"] < cfg.patience:
@@ -228,7 +233,8 @@ def train_nli(cfg: TrainConfig) -> dict[str, Any]:
         else:
             progress["bad"] += 1
         progress["epoch"] = epoch
-        _save_state(out / STATE, cfg, encoder, clf, opt, progress)
+        modules = {"encoder": encoder.module, "classifier": clf}
+        save_state(out / STATE, cfg.identity(), modules, opt, progress)
     return _finish(cfg, out, splits, info, progress, device)
 
 
@@ -298,45 +304,6 @@ def _train_epoch(encoder, clf, table, split: IndexedPairs, opt, cfg: TrainConfig
         seen += len(rows)
         bar.set_postfix(loss=f"{total_loss / seen:.4f}", acc=f"{correct / seen:.3f}")
     return total_loss / max(1, seen), correct / max(1, seen)
-
-
-def _save_state(path: Path, cfg: TrainConfig, encoder, clf, opt, progress) -> None:
-    import torch
-
-    state = {
-        "identity": cfg.identity(),
-        "encoder": {k: v.detach().cpu() for k, v in encoder.module.state_dict().items()},
-        "classifier": {k: v.detach().cpu() for k, v in clf.state_dict().items()},
-        "optimizer": opt.state_dict(),
-        "rng": torch.get_rng_state(),
-        "progress": progress,
-    }
-    with atomic_write(path, "wb") as f:
-        torch.save(state, f)
-
-
-def _restore(path: Path, cfg: TrainConfig, encoder, clf, opt) -> dict[str, Any]:
-    import torch
-
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-        if state["identity"] != cfg.identity():
-            changed = sorted(k for k, v in cfg.identity().items() if state["identity"].get(k) != v)
-            raise XProbeError(f"{path}: cannot resume, the run's settings differ: {changed}")
-        encoder.module.load_state_dict(state["encoder"])
-        clf.load_state_dict(state["classifier"])
-        opt.load_state_dict(state["optimizer"])
-        torch.set_rng_state(state["rng"])
-    except XProbeError:
-        raise
-    except Exception as e:
-        raise XProbeError(f"{path}: unreadable training state ({e})") from None
-    log.info(
-        "resuming after epoch %d (best dev acc %.4f)",
-        state["progress"]["epoch"],
-        state["progress"]["best_acc"],
-    )
-    return dict(state["progress"])
 
 
 def _summary(progress: dict[str, Any]) -> dict[str, Any]:

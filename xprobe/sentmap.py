@@ -40,8 +40,9 @@ import numpy as np
 
 from xprobe.contrastive import alignment_loss, check_lambda, derangement
 from xprobe.errors import XProbeError
-from xprobe.files import atomic_write, derive_seed, np_rng, write_json
+from xprobe.files import derive_seed, np_rng, write_json
 from xprobe.sentmap_data import MapData, encode_ids, load_map_data, teacher_for
+from xprobe.train_state import restore_state, save_state
 
 __all__ = ["MapConfig", "map_encoder"]
 
@@ -173,37 +174,6 @@ def _train_epoch(module, table, data: MapData, opt, cfg: MapConfig, epoch: int) 
     }
 
 
-def _save_state(path: Path, cfg: MapConfig, module, opt, progress: dict) -> None:
-    import torch
-
-    state = {
-        "identity": cfg.identity(),
-        "module": {k: v.detach().cpu() for k, v in module.state_dict().items()},
-        "optimizer": opt.state_dict(),
-        "rng": torch.get_rng_state(),
-        "progress": progress,
-    }
-    with atomic_write(path, "wb") as f:
-        torch.save(state, f)
-
-
-def _restore(path: Path, cfg: MapConfig, module, opt) -> dict:
-    import torch
-
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:
-        raise XProbeError(f"{path}: unreadable mapping state ({e})") from None
-    if state["identity"] != cfg.identity():
-        changed = sorted(k for k, v in cfg.identity().items() if state["identity"].get(k) != v)
-        raise XProbeError(f"{path}: cannot resume, the run's settings differ: {changed}")
-    module.load_state_dict(state["module"])
-    opt.load_state_dict(state["optimizer"])
-    torch.set_rng_state(state["rng"])
-    log.info("resuming after epoch %d", state["progress"]["epoch"])
-    return dict(state["progress"])
-
-
 def _save_best(out: Path, student, clf_files: dict, info: dict, progress: dict) -> None:
     from xprobe.encoders.checkpoint import save_encoder
 
@@ -251,7 +221,10 @@ def map_encoder(cfg: MapConfig) -> dict[str, Any]:
     info = {"mapping": {**data.info, "teacher_id": teacher.id, "config": asdict(cfg)}}
     progress: dict[str, Any] = {"epoch": 0, "best_acc": -1.0, "best_epoch": 0, "bad": 0}
     if cfg.resume and (out / STATE).exists():
-        progress = _restore(out / STATE, cfg, student.module, opt)
+        progress = restore_state(
+            out / STATE, cfg.identity(), {"module": student.module}, opt, "mapping state"
+        )
+        log.info("resuming after epoch %d", progress["epoch"])
     else:
         torch.manual_seed(derive_seed(cfg.seed, "map-train") % (2**63))
         progress["history"] = [{"epoch": 0, **evaluate(student.module, clf, table, data)}]
@@ -268,7 +241,7 @@ def map_encoder(cfg: MapConfig) -> dict[str, Any]:
             _save_best(out, student, clf_files, info, progress)
         else:
             progress["bad"] += 1
-        _save_state(out / STATE, cfg, student.module, opt, progress)
+        save_state(out / STATE, cfg.identity(), {"module": student.module}, opt, progress)
     return _finish(out, teacher, clf, data, info, progress, clf_files)
 
 

@@ -554,11 +554,12 @@ def test_multiword_fast_path_parses_like_the_line_parser(seed, monkeypatch):
 
 def test_somo_replacements_match_a_plain_scan():
     """SOMO's replacement search (``preceding`` index, C-level lookups) finds what a plain
-    scan of the bigram table finds, with the same random draws."""
+    scan of the bigram table finds; its lazy draw returns the first valid follower of a
+    Fisher-Yates order drawn with the same random calls from a plain list."""
     from xprobe.extract_pools import LazyRandom
     from xprobe.languages import load_profile
     from xprobe.tasks import Context, CorpusStats, get_task, resolve_params
-    from xprobe.tasks.odd_man_out import count_bounds, replacements
+    from xprobe.tasks.odd_man_out import count_bounds, draw_replacement, replacements
 
     rnd = random.Random(5)
     words = [f"w{i}" for i in range(60)]
@@ -570,6 +571,7 @@ def test_somo_replacements_match_a_plain_scan():
     stats = CorpusStats(forms=forms, bigrams=grams, upos=upos, sentences=100)
     spec = get_task("SOMO")
     profile = load_profile("en")
+    found = 0
     for max_scan in (0, 3):
         params = resolve_params(spec, profile, {"max_scan": max_scan})
         ctx = Context(profile, params, stats)
@@ -579,19 +581,25 @@ def test_somo_replacements_match_a_plain_scan():
             tag = rnd.choice(("NOUN", "VERB"))
             lazy, plain = LazyRandom(), random.Random(k)
             lazy.arm(k)
-            got = replacements(tokens, 1, tag, ctx, lazy)
+            got = draw_replacement(tokens, 1, tag, ctx, lazy)
             left, word, right = tokens
-            want: list[str] = []
+            scan: list[str] = []
             entry = ctx.data.followers.get((left, tag))
             if entry is not None and grams[left, word] and grams[word, right]:
                 lo, hi = count_bounds(grams[left, word], params.log_tolerance)
                 rlo, rhi = count_bounds(grams[word, right], params.log_tolerance)
-                scan = [j for j, c in enumerate(entry[0]) if lo <= c <= hi]
-                if 0 < max_scan < len(scan):
-                    scan = sorted(plain.sample(range(scan[0], scan[-1] + 1), max_scan))
-                for j in scan:
-                    r = entry[1][j]
-                    if rlo <= grams[r, right] <= rhi and r.lower() != word.lower():
-                        want.append(r)
+                scan = [entry[1][j] for j, c in enumerate(entry[0]) if lo <= c <= hi]
+            valid = [r for r in scan if rlo <= grams[r, right] <= rhi and r.lower() != word.lower()]
+            assert replacements(tokens, 1, tag, ctx) == valid
+            want = None
+            order = scan[:]
+            for step in range(len(order) if max_scan == 0 else min(max_scan, len(order))):
+                j = step + plain.randrange(len(order) - step)
+                order[step], order[j] = order[j], order[step]
+                if order[step] in valid:
+                    want = order[step]
+                    break
             assert got == want
+            found += got is not None
             assert lazy.random() == plain.random()  # the same number of draws were made
+    assert found >= 20  # the comparison is not vacuous

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from xprobe.errors import XProbeError
 from xprobe.languages import load_profile
 from xprobe.tasks import TASKS, Context, CorpusStats, get_task, resolve_params
 from xprobe.tasks.common import punct_mask, surface_form
-from xprobe.tasks.odd_man_out import count_bounds, replacements
+from xprobe.tasks.odd_man_out import count_bounds, draw_replacement, replacements
 from xprobe.tasks.word_content import select_targets
 from xprobe.ud import Sentence, parse_conllu, read_conllu
 
@@ -483,6 +484,64 @@ def test_somo_max_scan_samples_the_followers() -> None:
     keys = [c.variants[1].key if c else None for c in (run("SOMO", s, ctx, i) for i in range(60))]
     assert set(keys) == {"horses", "oxen", None}
     assert replacements(s.tokens, 4, "NOUN", ctx) == ["horses", "oxen"]  # no rng: all
+
+
+class ScriptedRandom(random.Random):
+    """A ``Random`` whose ``randrange(n)`` answers come from a script (one path of draws)."""
+
+    def __init__(self, script: tuple[int, ...]) -> None:
+        super().__init__(0)
+        self.script = list(script)
+        self.widths: list[int] = []
+
+    def randrange(self, n, *args):  # type: ignore[override]
+        assert not args
+        self.widths.append(n)
+        return self.script[len(self.widths) - 1] if len(self.widths) <= len(self.script) else 0
+
+
+def _all_draws(ctx: Context, tokens: tuple[str, ...]) -> dict[str | None, Fraction]:
+    """The probability of each outcome of the draw, summed over every path of ``randrange``
+    answers (a path of draws of widths w1, w2... has probability 1 / (w1 * w2 * ...))."""
+    out: dict[str | None, Fraction] = {}
+    paths: list[tuple[int, ...]] = [()]
+    while paths:
+        script = paths.pop()
+        rng = ScriptedRandom(script)
+        got = draw_replacement(tokens, 4, "NOUN", ctx, rng)
+        if len(rng.widths) > len(script):  # a draw the script did not cover: branch on it
+            width = rng.widths[len(script)]
+            paths.extend((*script, x) for x in range(width))
+            continue
+        weight = 1
+        for w in rng.widths:
+            weight *= w
+        out[got] = out.get(got, Fraction(0)) + Fraction(1, weight)
+    return out
+
+
+def test_somo_draw_is_exactly_uniform_among_the_valid() -> None:
+    # six followers of "his" are in range (cows .. oxen), two valid (horses, oxen): over every
+    # path of the lazy Fisher-Yates draws, each valid one comes out with the same probability
+    s = sentences("en")["en-somo"]
+    half = Fraction(1, 2)
+    assert _all_draws(make_ctx("SOMO", "en", SOMO_EN), s.tokens) == {"horses": half, "oxen": half}
+    # two examined of six: nothing found with probability C(4,2)/C(6,2) = 2/5
+    assert _all_draws(make_ctx("SOMO", "en", SOMO_EN, max_scan=2), s.tokens) == {
+        "horses": Fraction(3, 10),
+        "oxen": Fraction(3, 10),
+        None: Fraction(2, 5),
+    }
+
+
+def test_somo_draw_is_deterministic_and_valid() -> None:
+    ctx = make_ctx("SOMO", "en", SOMO_EN)
+    s = sentences("en")["en-somo"]
+    got = [draw_replacement(s.tokens, 4, "NOUN", ctx, random.Random(seed)) for seed in range(200)]
+    again = [draw_replacement(s.tokens, 4, "NOUN", ctx, random.Random(seed)) for seed in range(200)]
+    assert got == again
+    counts = Counter(got)
+    assert set(counts) == {"horses", "oxen"} and min(counts.values()) > 70
 
 
 def test_somo_with_multiword_neighbour() -> None:

@@ -276,8 +276,7 @@ def count_corpus(
     Raises :class:`InputError` on a malformed sentence unless ``on_error == "skip"``.
     """
     read = read if read is not None else ReadStats()
-    forms: Counter[str] = Counter()
-    pairs: Counter[tuple[str, str]] = Counter()
+    pairs: Counter[tuple[str, str]] = Counter()  # (form, UPOS); the form counts are summed
     grams: Counter[tuple[str, str]] = Counter()
     pending = 0
     for path, name in zip(paths, names or paths, strict=True):
@@ -294,7 +293,6 @@ def count_corpus(
                 res = (list(sent.tokens), sentence_surface_upos(sent))
             f, u = res
             read.sentences += 1
-            forms.update(f)
             pairs.update(zip(f, u, strict=True))
             if bigrams:
                 grams.update(pairwise(f))
@@ -304,10 +302,14 @@ def count_corpus(
                 pending = 0
     if progress is not None and pending:
         progress.update(pending)  # type: ignore[attr-defined]
+    # forms in order of first occurrence, as counting them directly would give (a form's first
+    # (form, UPOS) pair is at its first occurrence)
+    forms: Counter[str] = Counter()
     upos: dict[str, Counter[str]] = {}
     for (form, tag), c in pairs.items():
         counter = upos.get(form)
         if counter is None:
             counter = upos[form] = Counter()
         counter[tag] = c
+        forms[form] += c
     return CorpusStats(forms=forms, bigrams=grams, upos=upos, sentences=read.sentences), read

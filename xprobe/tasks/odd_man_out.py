@@ -14,17 +14,20 @@ Rule (docs TASKS.md), on surface forms as written (case kept) and the frequency 
 
 Algorithm: ``prepare`` indexes, for every left word ``L`` and tag, the replacement-eligible
 forms of that tag that follow ``L``, sorted by bigram count. ``candidate`` shuffles the
-sentence's targets with ``rng`` and takes the first that has a replacement: a binary search gives
-the followers of ``L`` with the target's tag whose count is within the tolerance, each is checked
-for its right bigram, and one valid replacement (listed in index order) is drawn with ``rng``.
-So the position is uniform among positions that have a replacement, the replacement uniform
-among its valid ones, and both are deterministic given ``rng``. To bound the cost on large
-corpora (a frequent left word such as "the" may have thousands of followers in range), at most
-``max_scan`` followers are examined per target: when more are in range, a uniform random sample
-of ``max_scan`` of them (so a replacement found is still uniform among the valid ones, but a
-target with very few valid replacements among many may be missed). ``max_scan = 0`` examines
-all. The candidate holds the original (``O``) and the changed sentence (``C``), whose lexical key
-is the replacement word.
+sentence's targets with ``rng`` and takes the first that has a replacement. For a target, a
+binary search gives the followers of ``L`` with the target's tag whose left-bigram count is
+within the tolerance; they are examined in a random order drawn lazily with ``rng`` (a partial
+Fisher-Yates shuffle of their positions, one ``rng`` draw per follower examined), and the first
+that passes the remaining checks (right bigram, not the target's word) is the replacement. The
+first valid element of a uniformly random order is uniform among the valid ones, so the position
+is uniform among positions that have a replacement, the replacement uniform among its valid
+ones, and both are deterministic given ``rng``. To bound the cost on large corpora (a frequent
+left word such as "the" may have thousands of followers in range), at most ``max_scan``
+followers are examined per target: the first ``max_scan`` of a random order are a uniform random
+sample of them, so a replacement found is still uniform among the valid ones, but a target with
+very few valid replacements among many followers may be missed. ``max_scan = 0`` examines all.
+The candidate holds the original (``O``) and the changed sentence (``C``), whose lexical key is
+the replacement word.
 
 Example: "The old farmer sold his cattle in spring ." may become "... sold his horses in ...".
 """
@@ -35,8 +38,10 @@ import math
 import random
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from xprobe.errors import XProbeError
 from xprobe.tasks.base import Candidate, Context, CorpusStats, TaskSpec, Variant
@@ -119,42 +124,89 @@ def count_bounds(count: int, tol: float) -> tuple[int, int]:
     return lo, hi
 
 
-def replacements(
-    tokens: tuple[str, ...], i: int, upos: str, ctx: Context, rng: random.Random | None = None
-) -> list[str]:
-    """Valid replacements for the token at ``i`` (with UPOS ``upos``), in index order.
+class _Search(NamedTuple):
+    """Where the replacements for one target are looked for: the followers ``forms[a:b]`` of
+    the left word whose left-bigram count is within the tolerance, and the checks that remain
+    (count of ``(r, R)`` in ``[rlo, rhi]``, ``r`` not the target word ignoring case)."""
 
-    When more than ``max_scan`` followers are within the tolerance, a sample of ``max_scan`` of
-    them drawn with ``rng`` is examined (all of them when ``rng`` is None)."""
+    forms: tuple[str, ...]
+    a: int
+    b: int
+    right_count: Callable[[str], int | None]  # r -> count of (r, R), None when unattested
+    rlo: int
+    rhi: int
+    lower: str
+
+    def valid(self, r: str) -> bool:
+        """Whether follower ``r`` passes the remaining checks."""
+        c = self.right_count(r)
+        return c is not None and self.rlo <= c <= self.rhi and r.lower() != self.lower
+
+
+def _search(tokens: tuple[str, ...], i: int, upos: str, ctx: Context) -> _Search | None:
+    """The search for replacements of the token at ``i`` (UPOS ``upos``), or None when there
+    can be none (no follower of the left word with that tag, or an unattested original bigram)."""
     bigrams = ctx.stats.bigrams
     left, word, right = tokens[i - 1], tokens[i], tokens[i + 1]
     entry = ctx.data.followers.get((left, upos))
     if entry is None:
-        return []
+        return None
     old_left = bigrams.get((left, word), 0)
     old_right = bigrams.get((word, right), 0)
     if not old_left or not old_right:
-        return []
+        return None
     tol = ctx.params.log_tolerance
     counts, forms = entry
     lo, hi = count_bounds(old_left, tol)
     rlo, rhi = count_bounds(old_right, tol)
-    lower = word.lower()
     a, b = bisect_left(counts, lo), bisect_right(counts, hi)
+    if a >= b:
+        return None
+    # counts of (r, right) come from a small per-right-word dict; rlo >= 1, so an unattested
+    # bigram (None) never passes
+    right_count = ctx.data.preceding.get(right, _EMPTY).get
+    return _Search(forms, a, b, right_count, rlo, rhi, word.lower())
+
+
+_EMPTY: dict[str, int] = {}
+
+
+def replacements(tokens: tuple[str, ...], i: int, upos: str, ctx: Context) -> list[str]:
+    """All valid replacements for the token at ``i`` (with UPOS ``upos``), in index order
+    (every follower in range examined, whatever ``max_scan``)."""
+    s = _search(tokens, i, upos, ctx)
+    if s is None:
+        return []
+    return [r for r in s.forms[s.a : s.b] if s.valid(r)]
+
+
+def draw_replacement(
+    tokens: tuple[str, ...], i: int, upos: str, ctx: Context, rng: random.Random
+) -> str | None:
+    """A valid replacement for the token at ``i``, uniform among the valid ones, or None.
+
+    The followers in range are examined in a random order, drawn lazily: step ``k`` swaps a
+    uniformly drawn one of the positions ``k..n-1`` into position ``k`` (Fisher-Yates, with the
+    swapped positions kept in a dict rather than a list). The first valid one is returned; at
+    most ``max_scan`` (0: all) are examined.
+    """
+    s = _search(tokens, i, upos, ctx)
+    if s is None:
+        return None
+    n = s.b - s.a
     limit = ctx.params.max_scan
-    if rng is not None and 0 < limit < b - a:
-        scanned: tuple[str, ...] | list[str] = list(
-            map(forms.__getitem__, sorted(rng.sample(range(a, b), limit)))
-        )
-    else:
-        scanned = forms[a:b]
-    # counts of (r, right), looked up in C; None (unattested) is never in [rlo, rhi], rlo >= 1
-    right_counts = map(ctx.data.preceding.get(right, {}).get, scanned)
-    return [
-        r
-        for r, c in zip(scanned, right_counts, strict=True)
-        if c is not None and rlo <= c <= rhi and r.lower() != lower
-    ]
+    steps = n if limit == 0 or limit > n else limit
+    forms, a, right_count, rlo, rhi, lower = s.forms, s.a, s.right_count, s.rlo, s.rhi, s.lower
+    moved: dict[int, int] = {}  # position -> follower offset now there, where it differs
+    for k in range(steps):
+        j = k + rng.randrange(n - k)
+        offset = moved.get(j, j)
+        moved[j] = moved.get(k, k)  # position k is never read again
+        r = forms[a + offset]
+        c = right_count(r)  # the checks of _Search.valid, inlined: this loop is hot
+        if c is not None and rlo <= c <= rhi and r.lower() != lower:
+            return r
+    return None
 
 
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
@@ -181,9 +233,8 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
     tokens = sentence.tokens
     rng.shuffle(targets)
     for i in targets:
-        found = replacements(tokens, i, words[word_of[i]].upos, ctx, rng)
-        if found:
-            r = rng.choice(found)
+        r = draw_replacement(tokens, i, words[word_of[i]].upos, ctx, rng)
+        if r is not None:
             changed = (*tokens[:i], r, *tokens[i + 1 :])
             return Candidate((Variant("O", tokens), Variant("C", changed, key=r)))
     return None

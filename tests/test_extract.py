@@ -554,8 +554,9 @@ def test_multiword_fast_path_parses_like_the_line_parser(seed, monkeypatch):
 
 def test_somo_replacements_match_a_plain_scan():
     """SOMO's replacement search (``preceding`` index, C-level lookups) finds what a plain
-    scan of the bigram table finds; its lazy draw returns the first valid follower of a
-    Fisher-Yates order drawn with the same random calls from a plain list."""
+    scan of the bigram table finds; its lazy draw returns the first valid form of a Fisher-Yates
+    order of the shorter list (followers of the left word or preceders of the right word, in
+    range), drawn with the same random calls from a plain list."""
     from xprobe.extract_pools import LazyRandom
     from xprobe.languages import load_profile
     from xprobe.tasks import Context, CorpusStats, get_task, resolve_params
@@ -583,13 +584,21 @@ def test_somo_replacements_match_a_plain_scan():
             lazy.arm(k)
             got = draw_replacement(tokens, 1, tag, ctx, lazy)
             left, word, right = tokens
+            pos = {w: next(iter(upos[w])) for w in words if 40 <= forms[w] <= 400}
+            lo, hi = count_bounds(grams[left, word] or 1, params.log_tolerance)
+            rlo, rhi = count_bounds(grams[word, right] or 1, params.log_tolerance)
+            grams_of = grams.items()
+            after = sorted((c, r) for (x, r), c in grams_of if x == left and pos.get(r) == tag)
+            before = sorted((c, x) for (x, r), c in grams_of if r == right and pos.get(x) == tag)
+            after = [(c, r) for c, r in after if lo <= c <= hi]
+            before = [(c, r) for c, r in before if rlo <= c <= rhi]
             scan: list[str] = []
-            entry = ctx.data.followers.get((left, tag))
-            if entry is not None and grams[left, word] and grams[word, right]:
-                lo, hi = count_bounds(grams[left, word], params.log_tolerance)
-                rlo, rhi = count_bounds(grams[word, right], params.log_tolerance)
-                scan = [entry[1][j] for j, c in enumerate(entry[0]) if lo <= c <= hi]
-            valid = [r for r in scan if rlo <= grams[r, right] <= rhi and r.lower() != word.lower()]
+            if grams[left, word] and grams[word, right] and after and before:
+                scan = [r for _, r in (after if len(after) <= len(before) else before)]
+            valid = [
+                r for _, r in after if rlo <= grams[r, right] <= rhi and r.lower() != word.lower()
+            ]
+            valid = valid if scan else []
             assert replacements(tokens, 1, tag, ctx) == valid
             want = None
             order = scan[:]

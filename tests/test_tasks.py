@@ -477,8 +477,9 @@ def test_somo_replacements_follow_the_rule() -> None:
 
 
 def test_somo_max_scan_samples_the_followers() -> None:
-    # six followers of "his" are in range (cows .. oxen); with max_scan=2 a sample of two is
-    # examined, so some seeds find nothing, and whatever is found is still valid
+    # six followers of "his" (cows .. oxen) and five preceders of "in" are in range; with
+    # max_scan=2 a sample of two of the shorter list is examined, so some seeds find nothing,
+    # and whatever is found is still valid
     ctx = make_ctx("SOMO", "en", SOMO_EN, max_scan=2)
     s = sentences("en")["en-somo"]
     keys = [c.variants[1].key if c else None for c in (run("SOMO", s, ctx, i) for i in range(60))]
@@ -521,16 +522,18 @@ def _all_draws(ctx: Context, tokens: tuple[str, ...]) -> dict[str | None, Fracti
 
 
 def test_somo_draw_is_exactly_uniform_among_the_valid() -> None:
-    # six followers of "his" are in range (cows .. oxen), two valid (horses, oxen): over every
-    # path of the lazy Fisher-Yates draws, each valid one comes out with the same probability
+    # six followers of "his" are in range (cows .. oxen), five preceders of "in" (oxen 3,
+    # horses 5, Cattle, cattle and goats 8; pigs 25 is out), so the five are searched; two are
+    # valid (horses, oxen): over every path of the lazy Fisher-Yates draws, each valid one
+    # comes out with the same probability
     s = sentences("en")["en-somo"]
     half = Fraction(1, 2)
     assert _all_draws(make_ctx("SOMO", "en", SOMO_EN), s.tokens) == {"horses": half, "oxen": half}
-    # two examined of six: nothing found with probability C(4,2)/C(6,2) = 2/5
+    # two examined of five: nothing found with probability C(3,2)/C(5,2) = 3/10
     assert _all_draws(make_ctx("SOMO", "en", SOMO_EN, max_scan=2), s.tokens) == {
-        "horses": Fraction(3, 10),
-        "oxen": Fraction(3, 10),
-        None: Fraction(2, 5),
+        "horses": Fraction(7, 20),
+        "oxen": Fraction(7, 20),
+        None: Fraction(3, 10),
     }
 
 

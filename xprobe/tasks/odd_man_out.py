@@ -13,19 +13,22 @@ Rule (docs TASKS.md), on surface forms as written (case kept) and the frequency 
   attested too).
 
 Algorithm: ``prepare`` indexes, for every left word ``L`` and tag, the replacement-eligible
-forms of that tag that follow ``L``, sorted by bigram count. ``candidate`` shuffles the
-sentence's targets with ``rng`` and takes the first that has a replacement. For a target, a
-binary search gives the followers of ``L`` with the target's tag whose left-bigram count is
-within the tolerance; they are examined in a random order drawn lazily with ``rng`` (a partial
-Fisher-Yates shuffle of their positions, one ``rng`` draw per follower examined), and the first
-that passes the remaining checks (right bigram, not the target's word) is the replacement. The
-first valid element of a uniformly random order is uniform among the valid ones, so the position
-is uniform among positions that have a replacement, the replacement uniform among its valid
-ones, and both are deterministic given ``rng``. To bound the cost on large corpora (a frequent
-left word such as "the" may have thousands of followers in range), at most ``max_scan``
-followers are examined per target: the first ``max_scan`` of a random order are a uniform random
-sample of them, so a replacement found is still uniform among the valid ones, but a target with
-very few valid replacements among many followers may be missed. ``max_scan = 0`` examines all.
+forms of that tag that follow ``L``, sorted by bigram count; and likewise, for every right word
+``R`` and tag, those that precede ``R``. ``candidate`` shuffles the sentence's targets with
+``rng`` and takes the first that has a replacement. For a target, binary searches give the
+*followers* of ``L`` with the target's tag whose left-bigram count is within the tolerance and
+the *preceders* of ``R`` with that tag whose right-bigram count is; the valid replacements are
+the forms in both lists other than the target's word. The shorter list is examined in a random
+order drawn lazily with ``rng`` (a partial Fisher-Yates shuffle of its positions, one ``rng``
+draw per form examined; on a tie, the followers), and the first form that passes the remaining
+checks (the other bigram, not the target's word) is the replacement. The first valid element of
+a uniformly random order is uniform among the valid ones, so the position is uniform among
+positions that have a replacement, the replacement uniform among its valid ones, and both are
+deterministic given ``rng``. To bound the cost on large corpora (a frequent word such as "the"
+may have thousands of followers in range), at most ``max_scan`` forms are examined per target:
+the first ``max_scan`` of a random order are a uniform random sample of the list, so a
+replacement found is still uniform among the valid ones, but a target with very few valid
+replacements among many candidates in both lists may be missed. ``max_scan = 0`` examines all.
 The candidate holds the original (``O``) and the changed sentence (``C``), whose lexical key is
 the replacement word.
 
@@ -58,17 +61,22 @@ class Params:
     max_scan: int = 200
 
 
+Sorted = tuple[tuple[int, ...], tuple[str, ...]]  # bigram counts (ascending) and their forms
+
+
 @dataclass(frozen=True)
 class SomoIndex:
     """Replacement candidates: per (left word, UPOS), the eligible forms that follow the left
-    word in the corpus, sorted by bigram count (ties by form)."""
+    word in the corpus, sorted by bigram count (ties by form); per (right word, UPOS), those
+    that precede the right word, likewise."""
 
-    followers: dict[tuple[str, str], tuple[tuple[int, ...], tuple[str, ...]]]
+    followers: dict[tuple[str, str], Sorted]
     tags: frozenset[str]  # the noun and verb tags
     in_window: frozenset[str]  # every form whose count is in [min_freq, max_freq]
     # per right word R, the count of (r, R) for every indexed form r that precedes R: the
     # right-bigram checks look up small dicts instead of the whole bigram table
     preceding: dict[str, dict[str, int]] = field(default_factory=dict)
+    preceders: dict[tuple[str, str], Sorted] = field(default_factory=dict)
 
 
 def _most_frequent(upos: dict[str, int]) -> str:
@@ -85,19 +93,26 @@ def build_index(stats: CorpusStats, tags: frozenset[str], low: int, high: int) -
             tag = _most_frequent(counts)
             if tag in tags:
                 pos[form] = tag
-    lists: defaultdict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
+    after: defaultdict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
+    before: defaultdict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
     preceding: defaultdict[str, dict[str, int]] = defaultdict(dict)
     for (left, right), count in stats.bigrams.items():
         tag = pos.get(right)
         if tag is not None:
-            lists[left, tag].append((count, right))
-        if left in pos:
+            after[left, tag].append((count, right))
+        tag = pos.get(left)
+        if tag is not None:
+            before[right, tag].append((count, left))
             preceding[right][left] = count
-    followers = {}
+    return SomoIndex(_sorted(after), tags, in_window, dict(preceding), _sorted(before))
+
+
+def _sorted(lists: dict[tuple[str, str], list[tuple[int, str]]]) -> dict[tuple[str, str], Sorted]:
+    out = {}
     for key, items in lists.items():
         items.sort()
-        followers[key] = (tuple(c for c, _ in items), tuple(f for _, f in items))
-    return SomoIndex(followers, tags, in_window, dict(preceding))
+        out[key] = (tuple(c for c, _ in items), tuple(f for _, f in items))
+    return out
 
 
 def prepare(ctx: Context) -> SomoIndex:
@@ -125,59 +140,65 @@ def count_bounds(count: int, tol: float) -> tuple[int, int]:
 
 
 class _Search(NamedTuple):
-    """Where the replacements for one target are looked for: the followers ``forms[a:b]`` of
-    the left word whose left-bigram count is within the tolerance, and the checks that remain
-    (count of ``(r, R)`` in ``[rlo, rhi]``, ``r`` not the target word ignoring case)."""
+    """Where the replacements for one target are looked for: the list ``forms[a:b]`` (followers
+    of the left word, or preceders of the right word, within the tolerance on that side) and
+    the checks that remain (``other(r)``, the count of the bigram on the other side, in
+    ``[lo, hi]``; ``r`` not the target word ignoring case)."""
 
     forms: tuple[str, ...]
     a: int
     b: int
-    right_count: Callable[[str], int | None]  # r -> count of (r, R), None when unattested
-    rlo: int
-    rhi: int
+    other: Callable[[str], int | None]  # None when the bigram is unattested
+    lo: int
+    hi: int
     lower: str
 
     def valid(self, r: str) -> bool:
-        """Whether follower ``r`` passes the remaining checks."""
-        c = self.right_count(r)
-        return c is not None and self.rlo <= c <= self.rhi and r.lower() != self.lower
+        """Whether form ``r`` of the list passes the remaining checks."""
+        c = self.other(r)
+        return c is not None and self.lo <= c <= self.hi and r.lower() != self.lower
 
 
 def _search(tokens: tuple[str, ...], i: int, upos: str, ctx: Context) -> _Search | None:
-    """The search for replacements of the token at ``i`` (UPOS ``upos``), or None when there
-    can be none (no follower of the left word with that tag, or an unattested original bigram)."""
+    """The search for replacements of the token at ``i`` (UPOS ``upos``) in the shorter of its
+    two lists, or None when there can be none (an empty list, an unattested original bigram)."""
+    index: SomoIndex = ctx.data
     bigrams = ctx.stats.bigrams
     left, word, right = tokens[i - 1], tokens[i], tokens[i + 1]
-    entry = ctx.data.followers.get((left, upos))
-    if entry is None:
+    after = index.followers.get((left, upos))
+    before = index.preceders.get((right, upos))
+    if after is None or before is None:
         return None
     old_left = bigrams.get((left, word), 0)
     old_right = bigrams.get((word, right), 0)
     if not old_left or not old_right:
         return None
     tol = ctx.params.log_tolerance
-    counts, forms = entry
     lo, hi = count_bounds(old_left, tol)
     rlo, rhi = count_bounds(old_right, tol)
-    a, b = bisect_left(counts, lo), bisect_right(counts, hi)
-    if a >= b:
+    a, b = bisect_left(after[0], lo), bisect_right(after[0], hi)
+    ra, rb = bisect_left(before[0], rlo), bisect_right(before[0], rhi)
+    if a >= b or ra >= rb:
         return None
-    # counts of (r, right) come from a small per-right-word dict; rlo >= 1, so an unattested
-    # bigram (None) never passes
-    right_count = ctx.data.preceding.get(right, _EMPTY).get
-    return _Search(forms, a, b, right_count, rlo, rhi, word.lower())
+    # lo, rlo >= 1, so an unattested bigram (None) never passes
+    if b - a <= rb - ra:
+        return _Search(after[1], a, b, index.preceding[right].get, rlo, rhi, word.lower())
 
+    def left_count(r: str) -> int | None:
+        return bigrams.get((left, r))
 
-_EMPTY: dict[str, int] = {}
+    return _Search(before[1], ra, rb, left_count, lo, hi, word.lower())
 
 
 def replacements(tokens: tuple[str, ...], i: int, upos: str, ctx: Context) -> list[str]:
-    """All valid replacements for the token at ``i`` (with UPOS ``upos``), in index order
-    (every follower in range examined, whatever ``max_scan``)."""
+    """All valid replacements for the token at ``i`` (with UPOS ``upos``), in the followers'
+    order (count of the left bigram, then form), whatever ``max_scan``."""
     s = _search(tokens, i, upos, ctx)
     if s is None:
         return []
-    return [r for r in s.forms[s.a : s.b] if s.valid(r)]
+    found = [r for r in s.forms[s.a : s.b] if s.valid(r)]
+    left = tokens[i - 1]
+    return sorted(found, key=lambda r: (ctx.stats.bigrams[left, r], r))
 
 
 def draw_replacement(
@@ -185,10 +206,10 @@ def draw_replacement(
 ) -> str | None:
     """A valid replacement for the token at ``i``, uniform among the valid ones, or None.
 
-    The followers in range are examined in a random order, drawn lazily: step ``k`` swaps a
-    uniformly drawn one of the positions ``k..n-1`` into position ``k`` (Fisher-Yates, with the
-    swapped positions kept in a dict rather than a list). The first valid one is returned; at
-    most ``max_scan`` (0: all) are examined.
+    The shorter list is examined in a random order, drawn lazily: step ``k`` swaps a uniformly
+    drawn one of the positions ``k..n-1`` into position ``k`` (Fisher-Yates, with the swapped
+    positions kept in a dict rather than a list). The first valid form is returned; at most
+    ``max_scan`` (0: all) are examined.
     """
     s = _search(tokens, i, upos, ctx)
     if s is None:
@@ -196,15 +217,15 @@ def draw_replacement(
     n = s.b - s.a
     limit = ctx.params.max_scan
     steps = n if limit == 0 or limit > n else limit
-    forms, a, right_count, rlo, rhi, lower = s.forms, s.a, s.right_count, s.rlo, s.rhi, s.lower
-    moved: dict[int, int] = {}  # position -> follower offset now there, where it differs
+    forms, a, other, lo, hi, lower = s.forms, s.a, s.other, s.lo, s.hi, s.lower
+    moved: dict[int, int] = {}  # position -> list offset now there, where it differs
     for k in range(steps):
         j = k + rng.randrange(n - k)
         offset = moved.get(j, j)
         moved[j] = moved.get(k, k)  # position k is never read again
         r = forms[a + offset]
-        c = right_count(r)  # the checks of _Search.valid, inlined: this loop is hot
-        if c is not None and rlo <= c <= rhi and r.lower() != lower:
+        c = other(r)  # the checks of _Search.valid, inlined: this loop is hot
+        if c is not None and lo <= c <= hi and r.lower() != lower:
             return r
     return None
 

@@ -612,3 +612,49 @@ def test_somo_replacements_match_a_plain_scan():
             found += got is not None
             assert lazy.random() == plain.random()  # the same number of draws were made
     assert found >= 20  # the comparison is not vacuous
+
+
+def test_sentence_cache_gives_the_parsed_sentences(tmp_path):
+    """The frequency pass's cache holds exactly the sentences of min..max tokens, as
+    ``parse_block`` parses them (fast-path blocks rebuilt from columns, with multiword ranges;
+    others, such as blocks with empty nodes, parsed again), with file index and line."""
+    from xprobe.extract_scan import SentenceCache, iter_blocks
+    from xprobe.ud import parse_block
+
+    rnd = random.Random(3)
+    blocks = []
+    for i in range(200):
+        block = make_sentence(i, rnd)
+        if i % 5 == 0:  # a multiword range over words 2-3
+            block.insert(3, "2-3\tab\t_\t_\t_\t_\t_\t_\t_\tM")
+        if i % 7 == 0:  # an empty node after word 1: not the fast path
+            block.insert(3, "1.1\tx\t_\t_\t_\t_\t_\t_\t_\t_")
+        blocks.append("\n".join(block))
+    paths = []
+    for k in range(2):
+        path = tmp_path / f"c{k}.conllu"
+        path.write_text("\n\n".join(blocks[k::2]) + "\n", encoding="utf-8")
+        paths.append(str(path))
+    want = [
+        (fi, start, s)
+        for fi, p in enumerate(paths)
+        for start, b in iter_blocks(p)
+        if 5 <= len((s := parse_block(b, start, p)).tokens) <= 28
+    ]
+    with SentenceCache(5, 28) as cache:
+        count_corpus(paths, bigrams=True, cache=cache)
+        for _ in range(2):  # read again (as the top-up pass does)
+            got = list(cache.sentences(paths))
+            assert [(fi, start) for fi, start, _ in got] == [(fi, start) for fi, start, _ in want]
+            for (_, _, a), (_, _, b) in zip(got, want, strict=True):
+                assert (a, a.multiword, a.comments, a.empty_nodes, a.tokens, a.source, a.line) == (
+                    b,
+                    b.multiword,
+                    b.comments,
+                    b.empty_nodes,
+                    b.tokens,
+                    b.source,
+                    b.line,
+                )
+    assert cache.count == len(want) and any(s.multiword for _, _, s in want)
+    assert any(s.empty_nodes for _, _, s in want)

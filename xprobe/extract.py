@@ -4,9 +4,10 @@ Two passes over the input (one file or many, plain or gzipped):
 
 1. frequency pass (:func:`xprobe.extract_scan.count_corpus`): surface-form counts, (form, UPOS)
    counts, and adjacent-form bigram counts when a selected task needs them; then every task's
-   ``prepare``;
-2. selection pass: each sentence of ``min_tokens``..``max_tokens`` surface tokens, none with white
-   space inside, is offered to every task; candidates go to bounded, seeded pools
+   ``prepare``. The sentences of ``min_tokens``..``max_tokens`` surface tokens go, checked and
+   split into columns, to a temporary file (:class:`xprobe.extract_scan.SentenceCache`);
+2. selection pass, over that file: each of those sentences, none with white space inside a
+   token, is offered to every task; candidates go to bounded, seeded pools
    (:mod:`xprobe.extract_pools`), so memory does not grow with the corpus beyond the frequency
    tables.
 
@@ -32,16 +33,16 @@ from pathlib import Path
 from typing import Any
 
 from xprobe import __version__
-from xprobe.errors import InputError, XProbeError
+from xprobe.errors import XProbeError
 from xprobe.extract_check import check_probing_dir
 from xprobe.extract_pools import text_hasher
-from xprobe.extract_scan import count_corpus, iter_blocks, spool_stdin, surface_count
+from xprobe.extract_scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract_select import TaskResult, TaskRun, resolve
 from xprobe.extract_write import PROVENANCE_COLUMNS, task_manifest, write_outputs
 from xprobe.files import sha256_file
 from xprobe.languages import LanguageProfile, load_profile
 from xprobe.tasks import TASKS, Context, CorpusStats, TaskSpec, get_task, resolve_params
-from xprobe.ud import ReadStats, parse_block
+from xprobe.ud import ReadStats
 
 __all__ = ["ExtractConfig", "check_probing_dir", "extract"]
 
@@ -131,48 +132,36 @@ def _task_params(specs: list[TaskSpec], profile: LanguageProfile, config: Extrac
 
 
 def _selection_pass(
-    paths: list[str], names: list[str], runs: list[TaskRun], config: ExtractConfig, total: int
+    cache: SentenceCache, names: list[str], runs: list[TaskRun], config: ExtractConfig
 ) -> dict[str, int]:
-    """Pass 2: offer each sentence that passes the common filters to every task."""
+    """Pass 2: offer each sentence that passes the common filters to every task.
+
+    The sentences of ``min_tokens``..``max_tokens`` tokens come from the frequency pass's
+    cache, already parsed and checked."""
     h_of = text_hasher(config.seed, runs[0].lang)
-    lo, hi = config.min_tokens, config.max_tokens
     counts = {"in_length_range": 0, "whitespace_token": 0, "offered": 0}
     asks = [(run, run.candidate, run.ctx, run.rng, run.salt_rng) for run in runs]
-    bar = _progress(config, "extract pass 2/2 (selection)", total)
+    bar = _progress(config, "extract pass 2/2 (selection)", cache.count)
     pending = 0
     with bar:
-        for fi, path in enumerate(paths):
-            for start, block in iter_blocks(path):
-                pending += 1
-                if pending == 1000:
-                    bar.update(pending)
-                    pending = 0
-                # lines after the comments bound the surface tokens from above; the exact
-                # count is needed only when ranges/empty nodes could bring a long block in
-                n = len(block) - (block[0][:1] == "#") - (len(block) > 1 and block[1][:1] == "#")
-                if n < lo or (n > hi and surface_count(block) > hi):
-                    continue
-                try:
-                    sent = parse_block(block, start, names[fi])
-                except InputError:
-                    if config.on_error == "raise":
-                        raise
-                    continue  # counted by the frequency pass
-                tokens = sent.tokens
-                if not lo <= len(tokens) <= hi:
-                    continue
-                counts["in_length_range"] += 1
-                text = " ".join(tokens)
-                if len(text.split()) != len(tokens):
-                    counts["whitespace_token"] += 1
-                    continue
-                counts["offered"] += 1
-                h = h_of(text)
-                for run, candidate, ctx, r, salt in asks:
-                    r._pending = h ^ salt  # LazyRandom.arm, inlined: this loop is the hot path
-                    cand = candidate(sent, ctx, r)
-                    if cand is not None:
-                        run.add(cand, sent, tokens, text, h, fi, start)
+        for fi, start, sent in cache.sentences(names):
+            pending += 1
+            if pending == 1000:
+                bar.update(pending)
+                pending = 0
+            tokens = sent.tokens
+            counts["in_length_range"] += 1
+            text = " ".join(tokens)
+            if len(text.split()) != len(tokens):
+                counts["whitespace_token"] += 1
+                continue
+            counts["offered"] += 1
+            h = h_of(text)
+            for run, candidate, ctx, r, salt in asks:
+                r._pending = h ^ salt  # LazyRandom.arm, inlined: this loop is the hot path
+                cand = candidate(sent, ctx, r)
+                if cand is not None:
+                    run.add(cand, sent, tokens, text, h, fi, start)
         bar.update(pending)
     return counts
 
@@ -189,16 +178,18 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
     params = _task_params(specs, profile, config)
     out = Path(config.out)
     names = ["<stdin>" if p == "-" else p for p in config.inputs]
-    with spool_stdin(config.inputs, out) as paths:
+    with (
+        spool_stdin(config.inputs, out) as paths,
+        SentenceCache(config.min_tokens, config.max_tokens) as cache,
+    ):
         read = ReadStats()
         with _progress(config, "extract pass 1/2 (frequencies)") as bar:
-            stats, read = count_corpus(
-                paths, any(s.uses_bigrams for s in specs), config.on_error, read, bar, names
-            )
+            bigrams = any(s.uses_bigrams for s in specs)
+            stats, read = count_corpus(paths, bigrams, config.on_error, read, bar, names, cache)
         runs = _prepare_runs(specs, profile, params, stats, config)
-        counts = _selection_pass(paths, names, runs, config, read.sentences + read.skipped)
+        counts = _selection_pass(cache, names, runs, config)
         results = resolve(runs, config.exclusive)
-        results = _top_up(paths, names, results, config, read.sentences + read.skipped)
+        results = _top_up(cache, names, results, config)
         _raise_unfilled(results, config)
         inputs = [
             {"path": given, "sha256": sha256_file(p)}
@@ -246,11 +237,10 @@ def _prepare_runs(
 
 
 def _top_up(
-    paths: list[str],
+    cache: SentenceCache,
     names: list[str],
     results: list[TaskResult],
     config: ExtractConfig,
-    total: int,
     rounds: int = 2,
 ) -> list[TaskResult]:
     """Re-run the selection pass for tasks that fell short although their pools overflowed.
@@ -284,7 +274,7 @@ def _top_up(
                 )
             )
         log.info("selection pass again for %s", ", ".join(r.spec.name for r in runs))
-        _selection_pass(paths, names, runs, config, total)
+        _selection_pass(cache, names, runs, config)
         fresh = {r.index: r for r in runs}
         results = resolve([fresh.get(r.run.index, r.run) for r in results], config.exclusive)
     return results

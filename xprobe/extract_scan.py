@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import marshal
 import re
 import shutil
 import sys
@@ -31,9 +32,24 @@ from typing import IO
 
 from xprobe.errors import InputError, XProbeError
 from xprobe.tasks.base import CorpusStats
-from xprobe.ud import ReadStats, Sentence, _is_tree, _undecodable, check_tree, parse_block
+from xprobe.ud import (
+    MultiwordToken,
+    ReadStats,
+    Sentence,
+    check_tree,
+    parse_block,
+    sentence_from_cells,
+    simple_cells,
+)
 
-__all__ = ["count_corpus", "iter_blocks", "open_conllu", "spool_stdin", "surface_count"]
+__all__ = [
+    "SentenceCache",
+    "count_corpus",
+    "iter_blocks",
+    "open_conllu",
+    "spool_stdin",
+    "surface_count",
+]
 
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
@@ -135,60 +151,21 @@ def surface_count(block: list[str]) -> int:
     return n
 
 
-_TABS = ("\t",)
-_IDS = tuple(str(i) for i in range(1, 1001))
-
-
 def _simple_surface(block: list[str]) -> tuple[list[str], list[str]] | None:
     """Forms and UPOS of a block of comments, then word lines and multiword ranges (the common
     case), checked as :func:`xprobe.ud.parse_block` checks them; None for anything else."""
-    c = 0
-    while c < len(block) and block[c][:1] == "#":
-        c += 1
-    lines = block[c:] if c else block
-    ranges: dict[int, tuple[int, str]] = {}
-    if _RANGE_OR_EMPTY.search("\n".join(lines)) is not None:
-        lines, ranges = _split_ranges(lines)  # type: ignore[assignment]
-        if not ranges:
-            return None
-    n = len(lines)
-    if not n or n > len(_IDS) or set(map(str.count, lines, _TABS * n)) != {9}:
+    got = simple_cells(block)
+    if got is None:
         return None
-    cells = "\t".join(lines).split("\t")
-    if "" in cells or cells[0::10] != list(_IDS[:n]):
-        return None
-    head_cells = cells[6::10]
-    joined = "".join(head_cells)
-    if not (joined.isascii() and joined.isdigit()):
-        return None
-    if not _is_tree(list(map(int, head_cells))) or _undecodable(block):
-        return None
-    if ranges:
-        if any(end > n for end, _ in ranges.values()):
-            return None
+    return _surface(got[1], got[3])
+
+
+def _surface(cells: list[str], multi: tuple[MultiwordToken, ...]) -> tuple[list[str], list[str]]:
+    """Surface forms and UPOS from checked columns (:func:`xprobe.ud.simple_cells`)."""
+    if multi:
+        ranges = {m.start: (m.end, m.form) for m in multi}
         return _merge_ranges(cells[1::10], cells[3::10], ranges)
     return cells[1::10], cells[3::10]
-
-
-def _split_ranges(lines: list[str]) -> tuple[list[str], dict[int, tuple[int, str]]]:
-    """Word lines, and well-formed range lines as {start: (end, form)}; no ranges when any
-    range or empty-node line is irregular (the caller then gives up)."""
-    words: list[str] = []
-    ranges: dict[int, tuple[int, str]] = {}
-    for line in lines:
-        ident = line[: line.find("\t")]
-        if ident.isdigit():
-            words.append(line)
-            continue
-        a, dash, b = ident.partition("-")
-        cols = line.split("\t")
-        if not (dash and a.isdigit() and b.isdigit()) or len(cols) != 10:
-            return lines, {}
-        start, end = int(a), int(b)
-        if start >= end or start != len(words) + 1:
-            return lines, {}
-        ranges[start] = (end, cols[1])
-    return words, ranges
 
 
 def _fast_surface(block: list[str]) -> tuple[list[str], list[str]] | None:
@@ -261,6 +238,65 @@ def sentence_surface_upos(sentence: Sentence) -> list[str]:
     return ["+".join(words[w].upos for w in range(t.first, t.last + 1)) for t in sentence.surface]
 
 
+class SentenceCache:
+    """The sentences of ``lo``..``hi`` surface tokens, kept by the frequency pass for the
+    selection pass(es), so that these neither re-read nor re-check the input.
+
+    An unnamed temporary file (gone when closed or when the process ends; nothing in memory
+    grows with the corpus) of length-prefixed batches of marshalled records: ``(file index,
+    line, comments, cells, heads, ranges)`` for a block that :func:`xprobe.ud.simple_cells`
+    checked (the sentence is rebuilt from its columns without checking again), or ``(file
+    index, line, lines)`` for any other block that parsed (parsed again when read).
+    """
+
+    _BATCH = 2000
+
+    def __init__(self, lo: int, hi: int) -> None:
+        self.lo, self.hi = lo, hi
+        self.count = 0
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="xprobe-sentences-")
+        self._batch: list[bytes] = []  # records marshalled at once: bytes, which the cyclic
+        # garbage collector does not track (tuples of lists would make it scan them, often)
+
+    def __enter__(self) -> SentenceCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+    def put(self, record: tuple) -> None:
+        self.count += 1
+        self._batch.append(marshal.dumps(record))
+        if len(self._batch) >= self._BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._batch:
+            data = marshal.dumps(self._batch)
+            self._file.write(len(data).to_bytes(8, "little"))
+            self._file.write(data)  # length-prefixed: marshal.load on a file reads piecemeal
+            self._batch = []
+
+    def sentences(self, names: Sequence[str]) -> Iterator[tuple[int, int, Sentence]]:
+        """``(file index, line, sentence)`` of every sentence kept, in corpus order."""
+        self._flush()
+        self._file.seek(0)
+        while size := self._file.read(8):
+            batch = marshal.loads(self._file.read(int.from_bytes(size, "little")))
+            for record in map(marshal.loads, batch):
+                if len(record) == 3:
+                    fi, start, block = record
+                    yield fi, start, parse_block(block, start, names[fi])
+                    continue
+                fi, start, comments, cells, heads, ranges = record
+                multi = tuple(MultiwordToken(*m) for m in ranges)
+                yield (
+                    fi,
+                    start,
+                    sentence_from_cells(cells, heads, multi, comments, names[fi], start),
+                )
+
+
 def count_corpus(
     paths: Sequence[str],
     bigrams: bool,
@@ -268,30 +304,43 @@ def count_corpus(
     read: ReadStats | None = None,
     progress: object = None,
     names: Sequence[str] | None = None,
+    cache: SentenceCache | None = None,
 ) -> tuple[CorpusStats, ReadStats]:
     """The frequency pass: surface-form, (form, UPOS) and optionally bigram counts.
 
     ``progress`` is a tqdm-like object with ``update(n)`` (or None); ``names`` are the sources
-    as error messages should name them (default: the paths).
+    as error messages should name them (default: the paths); ``cache`` receives the sentences
+    of its length range.
     Raises :class:`InputError` on a malformed sentence unless ``on_error == "skip"``.
     """
     read = read if read is not None else ReadStats()
     pairs: Counter[tuple[str, str]] = Counter()  # (form, UPOS); the form counts are summed
     grams: Counter[tuple[str, str]] = Counter()
+    lo, hi = (cache.lo, cache.hi) if cache is not None else (1, 0)  # (1, 0): keep none
     pending = 0
-    for path, name in zip(paths, names or paths, strict=True):
+    for fi, (path, name) in enumerate(zip(paths, names or paths, strict=True)):
         for start, block in iter_blocks(path):
-            res = _simple_surface(block) or _fast_surface(block)
-            if res is None:
-                try:
-                    sent = parse_block(block, start, name)
-                except InputError as e:
-                    if on_error == "raise":
-                        raise
-                    read.note_skip(e)
-                    continue
-                res = (list(sent.tokens), sentence_surface_upos(sent))
-            f, u = res
+            got = simple_cells(block)
+            if got is not None:
+                c, cells, heads, multi = got
+                f, u = _surface(cells, multi)
+                if lo <= len(f) <= hi:
+                    ranges = tuple((m.start, m.end, m.form, m.misc) for m in multi)
+                    cache.put((fi, start, tuple(block[:c]), cells, heads, ranges))  # type: ignore[union-attr]
+            else:
+                res = _fast_surface(block)
+                if res is None:
+                    try:
+                        sent = parse_block(block, start, name)
+                    except InputError as e:
+                        if on_error == "raise":
+                            raise
+                        read.note_skip(e)
+                        continue
+                    res = (list(sent.tokens), sentence_surface_upos(sent))
+                f, u = res
+                if lo <= len(f) <= hi:
+                    cache.put((fi, start, block))  # type: ignore[union-attr]
             read.sentences += 1
             pairs.update(zip(f, u, strict=True))
             if bigrams:

@@ -48,6 +48,8 @@ __all__ = [
     "parse_conllu",
     "read_conllu",
     "root_index",
+    "sentence_from_cells",
+    "simple_cells",
     "tree_depth",
     "write_conllu",
 ]
@@ -406,10 +408,53 @@ _IDS = tuple(str(i) for i in range(1, 1001))
 
 
 def _parse_simple(block: list[str], start: int, source: str) -> Sentence | None:
-    """Fast path for the common block: comments, then plain word lines with IDs 1..n, ten
-    non-empty columns and integer heads. None when the block is anything else (ranges, empty
-    nodes, any irregularity), which :func:`_parse_block` then parses line by line; so the result
-    and the errors are the same either way."""
+    """Fast path for the common block: comments, then plain word lines with IDs 1..n (and
+    well-formed multiword ranges), ten non-empty columns and integer heads. None when the block
+    is anything else (empty nodes, any irregularity), which :func:`_parse_block` then parses
+    line by line; so the result and the errors are the same either way."""
+    got = simple_cells(block)
+    if got is None:
+        return None
+    c, cells, heads, multi = got
+    return sentence_from_cells(cells, heads, multi, tuple(block[:c]), source, start)
+
+
+def sentence_from_cells(
+    cells: list[str],
+    heads: list[int],
+    multi: tuple[MultiwordToken, ...],
+    comments: tuple[str, ...],
+    source: str,
+    start: int,
+) -> Sentence:
+    """The sentence of checked columns (:func:`simple_cells`), built without checking again."""
+    n = len(heads)
+    columns = zip(
+        range(1, n + 1),
+        cells[1::10],
+        cells[2::10],
+        cells[3::10],
+        cells[4::10],
+        cells[5::10],
+        heads,
+        cells[7::10],
+        cells[8::10],
+        cells[9::10],
+        strict=True,
+    )
+    words = tuple(map(tuple.__new__, repeat(Word, n), columns))  # Word(*row), in C
+    return Sentence(words, multi, comments, (), source, start)
+
+
+def simple_cells(
+    block: list[str],
+) -> tuple[int, list[str], list[int], tuple[MultiwordToken, ...]] | None:
+    """The checked columns of a common block (see :func:`_parse_simple`), or None.
+
+    Returns the number of comment lines, the word lines' cells (ten per word, in order), the
+    heads as integers and the multiword tokens. Shared by the parser and the extractor's
+    frequency pass, so both accept exactly the same blocks this way.
+    """
     c = 0
     n_lines = len(block)
     while c < n_lines and block[c][:1] == "#":
@@ -437,21 +482,7 @@ def _parse_simple(block: list[str], start: int, source: str) -> Sentence | None:
         return None
     if any(m.end > n for m in multi):
         return None
-    columns = zip(
-        range(1, n + 1),
-        cells[1::10],
-        cells[2::10],
-        cells[3::10],
-        cells[4::10],
-        cells[5::10],
-        heads,
-        cells[7::10],
-        cells[8::10],
-        cells[9::10],
-        strict=True,
-    )
-    words = tuple(map(tuple.__new__, repeat(Word, n), columns))  # Word(*row), in C
-    return Sentence(words, multi, tuple(block[:c]), (), source, start)
+    return c, cells, heads, multi
 
 
 def _split_ranges(

@@ -494,22 +494,61 @@ def test_data_driven_strata_fill_to_the_exact_maximum(tmp_path, corpus):
 # ------------------------------------------------------------------ speed-ups keep the outputs
 
 
+def _mix64_stream(seed: int, n: int) -> list[int]:
+    """SplitMix64 written out from its definition (Steele, Lea and Flood 2014)."""
+    out, state = [], seed
+    for _ in range(n):
+        state = (state + 0x9E3779B97F4A7C15) % 2**64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+        out.append(z ^ (z >> 31))
+    return out
+
+
 @pytest.mark.parametrize("seed", range(3))
-def test_lazy_random_draws_like_random(seed):
-    """LazyRandom's own ``_randbelow`` (no Python call per draw) gives the draws of
-    ``random.Random(seed)``, for every method the tasks use."""
+def test_lazy_random_is_splitmix_and_depends_only_on_the_seed(seed):
+    """LazyRandom's outputs are the SplitMix64 stream of the armed seed; re-arming restarts
+    it, whatever was drawn before; every method the tasks use works and repeats."""
     from xprobe.extract_pools import LazyRandom
 
-    lazy, plain = LazyRandom(), random.Random()
-    for k in range(20):
-        lazy.arm(seed * 100 + k)
-        plain.seed(seed * 100 + k)
-        for r in (lazy, plain):
+    r = LazyRandom()
+    r.arm(seed)
+    assert [r.getrandbits(64) for _ in range(5)] == _mix64_stream(seed, 5)
+    r.arm(seed)
+    assert r.getrandbits(10) == _mix64_stream(seed, 1)[0] >> 54
+    assert r.getrandbits(128) == (_mix64_stream(seed, 3)[1] << 64) | _mix64_stream(seed, 3)[2]
+    draws = []
+    for k in range(2):
+        r.arm(seed * 100 + k)
+        r.random()  # something drawn before re-arming does not matter
+        for _ in range(2):
+            r.arm(seed * 100 + k)
             items = list(range(k + 3))
             r.shuffle(items)
-            r.draws = [items, r.sample(range(5000), 200), r.sample(range(50), 7)]  # type: ignore
-            r.draws += [r.choice("abcdefgh"), r.randrange(1, 10**30), r.random()]  # type: ignore
-        assert lazy.draws == plain.draws  # type: ignore
+            got = [items, r.sample(range(5000), 200), r.sample(range(50), 7)]
+            got += [r.choice("abcdefgh"), r.randrange(1, 10**30), r.random()]
+            draws.append(got)
+        assert draws[-1] == draws[-2]
+    assert draws[0] != draws[2]
+    assert LazyRandom(7).random() == LazyRandom(7).random() != LazyRandom(8).random()
+
+
+def test_lazy_random_is_uniform_below_n():
+    """``_randbelow`` (rejection on the bit length, like ``random``) is uniform: a chi-square
+    test on 3 and 10 cells (the 0.1% critical values: 13.8 and 27.9)."""
+    from xprobe.extract_pools import LazyRandom
+
+    r = LazyRandom()
+    for n, critical in ((3, 13.8), (10, 27.9)):
+        draws = 30_000
+        counts = Counter()
+        for i in range(draws):
+            r.arm(i * 7919 + n)
+            counts[r.randrange(n)] += 1
+        assert set(counts) == set(range(n))
+        expected = draws / n
+        assert sum((c - expected) ** 2 / expected for c in counts.values()) < critical
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -556,7 +595,8 @@ def test_somo_replacements_match_a_plain_scan():
     """SOMO's replacement search (``preceding`` index, C-level lookups) finds what a plain
     scan of the bigram table finds; its lazy draw returns the first valid form of a Fisher-Yates
     order of the shorter list (followers of the left word or preceders of the right word, in
-    range), drawn with the same random calls from a plain list."""
+    range), drawn with the same random calls (a second generator of the same seed) from a plain
+    list."""
     from xprobe.extract_pools import LazyRandom
     from xprobe.languages import load_profile
     from xprobe.tasks import Context, CorpusStats, get_task, resolve_params
@@ -580,7 +620,7 @@ def test_somo_replacements_match_a_plain_scan():
         for k in range(300):
             tokens = tuple(rnd.choice(words) for _ in range(3))
             tag = rnd.choice(("NOUN", "VERB"))
-            lazy, plain = LazyRandom(), random.Random(k)
+            lazy, plain = LazyRandom(), LazyRandom(k)
             lazy.arm(k)
             got = draw_replacement(tokens, 1, tag, ctx, lazy)
             left, word, right = tokens

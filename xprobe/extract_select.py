@@ -123,22 +123,16 @@ class TaskRun:
         else:
             label = variants[0].label
             key = variants[0].key
-            if label not in self.label_set:
-                raise XProbeError(
-                    f"task {self.spec.name} gave label {label!r}, not one of {self.labels}"
-                )
-        stratum = cand.stratum
-        if self.declared and stratum not in self.declared:
-            raise XProbeError(f"task {self.spec.name} gave undeclared stratum {stratum!r}")
         if key is None:
             split = SHARED
         else:
             split = self.split_of.get(key)  # SplitPicker.of_key's cache, looked up inline
             if split is None:
                 split = self.picker.of_key(key)
-        cell = (split, label, stratum)
+        cell = (split, label, cand.stratum)
         pool = self.pools.get(cell)
-        if pool is None:
+        if pool is None:  # a new cell: its label and stratum are checked once, here
+            self._check_cell(label, cand.stratum, flexible)
             pool = self._new_pool(cell, flexible)
         x = h ^ self.salt_prio  # mix64, inlined: this runs for every candidate
         x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
@@ -157,7 +151,7 @@ class TaskRun:
             for v in variants
         )
         sent_id = sent.comment("sent_id") if self.provenance else None
-        out = pool.offer(prio, h, (vt, (fi, line, sent_id), stratum))
+        out = pool.offer(prio, h, (vt, (fi, line, sent_id), cand.stratum))
         self.members.add(h)
         if out is not None:
             self.members.discard(out)
@@ -180,6 +174,16 @@ class TaskRun:
                 self.members.discard(heapq.heappop(other.heap)[1])
                 other.evicted += 1
         return pool
+
+    def _check_cell(self, label: str, stratum: str, flexible: bool) -> None:
+        """A new cell's label must be one of the task's (unless flexible), its stratum declared
+        (when the task declares strata)."""
+        if not flexible and label not in self.label_set:
+            raise XProbeError(
+                f"task {self.spec.name} gave label {label!r}, not one of {self.labels}"
+            )
+        if self.declared and stratum not in self.declared:
+            raise XProbeError(f"task {self.spec.name} gave undeclared stratum {stratum!r}")
 
     def _check_arity(self, flexible: bool) -> None:
         if self.flexible is None:

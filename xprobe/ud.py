@@ -252,7 +252,9 @@ def _is_tree(heads: Sequence[int]) -> bool:
     up = [0, *heads]
     for _ in range(n.bit_length()):
         up = list(map(up.__getitem__, up))
-    return not any(up)
+        if not any(up):  # all reach the root already: shallow trees stop early
+            return True
+    return False
 
 
 def root_index(heads: Sequence[int]) -> int:

@@ -192,7 +192,9 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
                 bigrams = any(s.uses_bigrams for s in specs)
                 stats, read = count_corpus(paths, bigrams, config.on_error, read, bar, names, cache)
             runs = _prepare_runs(specs, profile, params, stats, config)
-        gc.freeze()  # the tables and indexes, from now on outside the collector's generations
+            # the tables and indexes, from now on outside the collector's generations (frozen
+            # before it is back on, or its first collection would walk them all)
+            gc.freeze()
         counts = _selection_pass(cache, names, runs, config)
         results = resolve(runs, config.exclusive)
         results = _top_up(cache, names, results, config)

@@ -289,7 +289,7 @@ class SentenceCache:
                     yield fi, start, parse_block(block, start, names[fi])
                     continue
                 fi, start, comments, cells, heads, ranges = record
-                multi = tuple(MultiwordToken(*m) for m in ranges)
+                multi = tuple(MultiwordToken(*m) for m in ranges) if ranges else ()
                 yield (
                     fi,
                     start,

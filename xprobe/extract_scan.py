@@ -325,7 +325,7 @@ def count_corpus(
                 c, cells, heads, multi = got
                 f, u = _surface(cells, multi)
                 if lo <= len(f) <= hi:
-                    ranges = tuple((m.start, m.end, m.form, m.misc) for m in multi)
+                    ranges = tuple((m.start, m.end, m.form, m.misc) for m in multi) if multi else ()
                     cache.put((fi, start, tuple(block[:c]), cells, heads, ranges))  # type: ignore[union-attr]
             else:
                 res = _fast_surface(block)

@@ -65,9 +65,11 @@ def prepare(ctx: Context) -> Targets:
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
     targets = ctx.data.words
     tokens = sentence.tokens
+    lowered = list(map(str.lower, tokens))
+    if targets.isdisjoint(lowered):  # most sentences: no Python-level loop
+        return None
     found = None
-    for tok in tokens:
-        w = tok.lower()
+    for w in lowered:
         if w in targets:
             if found is not None:
                 return None

@@ -488,21 +488,21 @@ def test_somo_max_scan_samples_the_followers() -> None:
 
 
 class ScriptedRandom(random.Random):
-    """A ``Random`` whose ``randrange(n)`` answers come from a script (one path of draws)."""
+    """A ``Random`` whose ``_randbelow(n)`` answers (what ``randrange(n)`` draws) come from a
+    script (one path of draws)."""
 
     def __init__(self, script: tuple[int, ...]) -> None:
         super().__init__(0)
         self.script = list(script)
         self.widths: list[int] = []
 
-    def randrange(self, n, *args):  # type: ignore[override]
-        assert not args
+    def _randbelow(self, n):  # type: ignore[override]
         self.widths.append(n)
         return self.script[len(self.widths) - 1] if len(self.widths) <= len(self.script) else 0
 
 
 def _all_draws(ctx: Context, tokens: tuple[str, ...]) -> dict[str | None, Fraction]:
-    """The probability of each outcome of the draw, summed over every path of ``randrange``
+    """The probability of each outcome of the draw, summed over every path of ``_randbelow``
     answers (a path of draws of widths w1, w2... has probability 1 / (w1 * w2 * ...))."""
     out: dict[str | None, Fraction] = {}
     paths: list[tuple[int, ...]] = [()]

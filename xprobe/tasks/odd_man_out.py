@@ -220,7 +220,7 @@ def draw_replacement(
     forms, a, other, lo, hi, lower = s.forms, s.a, s.other, s.lo, s.hi, s.lower
     moved: dict[int, int] = {}  # position -> list offset now there, where it differs
     for k in range(steps):
-        j = k + rng.randrange(n - k)
+        j = k + rng._randbelow(n - k)  # = rng.randrange(n - k), without its argument checks
         offset = moved.get(j, j)
         moved[j] = moved.get(k, k)  # position k is never read again
         r = forms[a + offset]

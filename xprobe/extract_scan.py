@@ -1,9 +1,12 @@
-"""Reading for the extractor: raw sentence blocks, the frequency pass, the selection-pass filter.
+"""Reading for the extractor: raw sentence blocks, the frequency pass, the sentence cache.
 
 The frequency pass (:func:`count_corpus`) does not build :class:`~xprobe.ud.Sentence` objects:
-a fast path reads the columns it needs (form, UPOS, head) and re-checks everything the full
-parser checks; any block it is not sure about goes to :func:`xprobe.ud.parse_block`, so the
-counts and the malformed-sentence decisions are exactly those of the full reader.
+a fast path (:func:`xprobe.ud.simple_cells`, the parser's own) splits the columns and checks
+everything the full parser checks; any block it is not sure about goes to
+:func:`xprobe.ud.parse_block`, so the counts and the malformed-sentence decisions are exactly
+those of the full reader. It also keeps the sentences the selection pass will want, already
+checked and split, in a temporary file (:class:`SentenceCache`), so that the corpus is read and
+parsed once.
 
 Surface forms and their UPOS: a plain word's UPOS is its own; a multiword token (``zum`` =
 ``zu`` + ``dem``) gets its words' UPOS joined by ``+`` (``ADP+DET``), so that it is never taken

@@ -681,7 +681,8 @@ def test_sentence_cache_gives_the_parsed_sentences(tmp_path):
         for start, b in iter_blocks(p)
         if 5 <= len((s := parse_block(b, start, p)).tokens) <= 28
     ]
-    with SentenceCache(5, 28) as cache:
+    where = tmp_path / "out"  # the cache lives in the output folder, not in /tmp
+    with SentenceCache(5, 28, where) as cache:
         count_corpus(paths, bigrams=True, cache=cache)
         for _ in range(2):  # read again (as the top-up pass does)
             got = list(cache.sentences(paths))
@@ -697,4 +698,5 @@ def test_sentence_cache_gives_the_parsed_sentences(tmp_path):
                     b.line,
                 )
     assert cache.count == len(want) and any(s.multiword for _, _, s in want)
+    assert where.is_dir() and not any(where.iterdir())  # nothing left behind once closed
     assert any(s.empty_nodes for _, _, s in want)

@@ -183,7 +183,7 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
     names = ["<stdin>" if p == "-" else p for p in config.inputs]
     with (
         spool_stdin(config.inputs, out) as paths,
-        SentenceCache(config.min_tokens, config.max_tokens) as cache,
+        SentenceCache(config.min_tokens, config.max_tokens, out) as cache,
         _tables_kept_from_gc(),
     ):
         read = ReadStats()

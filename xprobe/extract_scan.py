@@ -27,6 +27,7 @@ import re
 import shutil
 import sys
 import tempfile
+import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
@@ -245,8 +246,10 @@ class SentenceCache:
     """The sentences of ``lo``..``hi`` surface tokens, kept by the frequency pass for the
     selection pass(es), so that these neither re-read nor re-check the input.
 
-    An unnamed temporary file (gone when closed or when the process ends; nothing in memory
-    grows with the corpus) of length-prefixed batches of marshalled records: ``(file index,
+    An unnamed temporary file in ``where`` (the output folder: it takes about 0.33 KB per kept
+    sentence, 3.3 GB for 10 million, so it goes where the user made room, not to ``/tmp``; gone
+    when closed or when the process ends; nothing in memory grows with the corpus) of
+    length-prefixed, zlib-compressed (level 1) batches of marshalled records: ``(file index,
     line, comments, cells, heads, ranges)`` for a block that :func:`xprobe.ud.simple_cells`
     checked (the sentence is rebuilt from its columns without checking again), or ``(file
     index, line, lines)`` for any other block that parsed (parsed again when read).
@@ -254,10 +257,12 @@ class SentenceCache:
 
     _BATCH = 2000
 
-    def __init__(self, lo: int, hi: int) -> None:
+    def __init__(self, lo: int, hi: int, where: Path | None = None) -> None:
         self.lo, self.hi = lo, hi
         self.count = 0
-        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="xprobe-sentences-")
+        if where is not None:
+            where.mkdir(parents=True, exist_ok=True)
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix=".xprobe-sentences-", dir=where)
         self._batch: list[bytes] = []  # records marshalled at once: bytes, which the cyclic
         # garbage collector does not track (tuples of lists would make it scan them, often)
 
@@ -275,7 +280,7 @@ class SentenceCache:
 
     def _flush(self) -> None:
         if self._batch:
-            data = marshal.dumps(self._batch)
+            data = zlib.compress(marshal.dumps(self._batch), 1)
             self._file.write(len(data).to_bytes(8, "little"))
             self._file.write(data)  # length-prefixed: marshal.load on a file reads piecemeal
             self._batch = []
@@ -285,7 +290,7 @@ class SentenceCache:
         self._flush()
         self._file.seek(0)
         while size := self._file.read(8):
-            batch = marshal.loads(self._file.read(int.from_bytes(size, "little")))
+            batch = marshal.loads(zlib.decompress(self._file.read(int.from_bytes(size, "little"))))
             for record in map(marshal.loads, batch):
                 if len(record) == 3:
                     fi, start, block = record

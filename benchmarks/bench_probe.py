@@ -151,29 +151,8 @@ def nine(args) -> dict:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n-train", type=int, default=20000)
-    ap.add_argument("--n-dev", type=int, default=10000)
-    ap.add_argument("--n-test", type=int, default=10000)
-    ap.add_argument("--dim", type=int, default=4096)
-    ap.add_argument("--classes", type=int, default=2)
-    ap.add_argument("--classifier", choices=("lr", "mlp"), default="lr")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--skip-senteval", action="store_true")
-    ap.add_argument("--nine", action="store_true", help="xprobe on the nine tasks' shapes")
-    ap.add_argument("--json", help="write the figures here")
-    args = ap.parse_args()
-
-    import torch
-
-    torch.set_num_threads(args.threads)
-    if args.nine:
-        out = nine(args)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(out, f, indent=2)
-        return
+def compare(args) -> dict:
+    """xprobe and SentEval's protocol on one task (or xprobe alone with --skip-senteval)."""
     nhid = 0 if args.classifier == "lr" else 150
     data = split(args, args.classes, seed=0)
     out = {"args": vars(args), "load_before": os.getloadavg()}
@@ -198,6 +177,27 @@ def main() -> None:
         print(f"speedup {out['speedup']:.1f}x wall, {out['speedup_cpu']:.1f}x cpu; "
               f"test diff {out['test_diff_points']:+.2f} points")  # fmt: skip
     print(f"load average before {out['load_before']}, after {out['load_after']}")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n-train", type=int, default=20000)
+    ap.add_argument("--n-dev", type=int, default=10000)
+    ap.add_argument("--n-test", type=int, default=10000)
+    ap.add_argument("--dim", type=int, default=4096)
+    ap.add_argument("--classes", type=int, default=2)
+    ap.add_argument("--classifier", choices=("lr", "mlp"), default="lr")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--skip-senteval", action="store_true")
+    ap.add_argument("--nine", action="store_true", help="xprobe on the nine tasks' shapes")
+    ap.add_argument("--json", help="write the figures here")
+    args = ap.parse_args()
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    out = nine(args) if args.nine else compare(args)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)

@@ -142,7 +142,7 @@ def _selection_pass(
     The sentences of ``min_tokens``..``max_tokens`` tokens come from the frequency pass's
     cache, already parsed and checked."""
     h_of = text_hasher(config.seed, runs[0].lang)
-    counts = {"in_length_range": 0, "whitespace_token": 0, "offered": 0}
+    counts = {"in_length_range": cache.count, "whitespace_token": 0, "offered": 0}
     asks = [(run, run.candidate, run.ctx, run.rng, run.salt_rng) for run in runs]
     bar = _progress(config, "extract pass 2/2 (selection)", cache.count)
     pending = 0
@@ -153,7 +153,6 @@ def _selection_pass(
                 bar.update(pending)
                 pending = 0
             tokens = sent.tokens
-            counts["in_length_range"] += 1
             text = " ".join(tokens)
             if len(text.split()) != len(tokens):
                 counts["whitespace_token"] += 1

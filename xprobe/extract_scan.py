@@ -40,6 +40,7 @@ from xprobe.ud import (
     MultiwordToken,
     ReadStats,
     Sentence,
+    _undecodable,
     check_tree,
     parse_block,
     sentence_from_cells,
@@ -54,8 +55,6 @@ __all__ = [
     "spool_stdin",
     "surface_count",
 ]
-
-_UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 def open_conllu(path: str) -> IO[str]:
@@ -155,15 +154,6 @@ def surface_count(block: list[str]) -> int:
     return n
 
 
-def _simple_surface(block: list[str]) -> tuple[list[str], list[str]] | None:
-    """Forms and UPOS of a block of comments, then word lines and multiword ranges (the common
-    case), checked as :func:`xprobe.ud.parse_block` checks them; None for anything else."""
-    got = simple_cells(block)
-    if got is None:
-        return None
-    return _surface(got[1], got[3])
-
-
 def _surface(cells: list[str], multi: tuple[MultiwordToken, ...]) -> tuple[list[str], list[str]]:
     """Surface forms and UPOS from checked columns (:func:`xprobe.ud.simple_cells`)."""
     if multi:
@@ -205,7 +195,7 @@ def _fast_surface(block: list[str]) -> tuple[list[str], list[str]] | None:
                 return None
         else:
             return None
-    if not heads or check_tree(heads) is not None or _UNDECODABLE.search("".join(block)):
+    if not heads or check_tree(heads) is not None or _undecodable(block):
         return None
     if not ranges:
         return forms, upos

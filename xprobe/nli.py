@@ -210,8 +210,8 @@ def train_nli(cfg: TrainConfig) -> dict[str, Any]:
     opt = torch.optim.Adam([*encoder.module.parameters(), *clf.parameters()], lr=cfg.lr)
     progress: dict[str, Any] = {"epoch": 0, "best_acc": -1.0, "best_epoch": 0, "bad": 0}
     progress["history"] = []
+    modules = {"encoder": encoder.module, "classifier": clf}  # what the state file holds
     if cfg.resume and (out / STATE).exists():
-        modules = {"encoder": encoder.module, "classifier": clf}
         progress = restore_state(out / STATE, cfg.identity(), modules, opt, "training state")
         log.info(
             "resuming after epoch %d (best dev acc %.4f)", progress["epoch"], progress["best_acc"]
@@ -233,7 +233,6 @@ def train_nli(cfg: TrainConfig) -> dict[str, Any]:
         else:
             progress["bad"] += 1
         progress["epoch"] = epoch
-        modules = {"encoder": encoder.module, "classifier": clf}
         save_state(out / STATE, cfg.identity(), modules, opt, progress)
     return _finish(cfg, out, splits, info, progress, device)
 

@@ -13,6 +13,7 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from xprobe import __version__
 from xprobe.errors import XProbeError
@@ -63,9 +64,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _StderrHandler(logging.StreamHandler):
+    """Writes to ``sys.stderr`` as it is when a record is emitted, not as it was when logging was
+    set up: a program (or a test) that swaps stderr and closes the old one loses nothing."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: object) -> None:
+        pass  # always sys.stderr
+
+
 def setup_logging(verbose: int = 0, quiet: bool = False) -> None:
     level = logging.WARNING if quiet else (logging.DEBUG if verbose else logging.INFO)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", force=True)
+    logging.basicConfig(
+        level=level,
+        format="%(levelname)s %(name)s: %(message)s",
+        handlers=[_StderrHandler()],
+        force=True,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -36,7 +36,7 @@ def real_sentences(n: int) -> list[list[str]]:
 
 
 def random_vectors(sents: list[list[str]], dim: int = 300):
-    from xprobe.vectors import WordVectors
+    from xprobe.encoders.vectors import WordVectors
 
     words = sorted({w for s in sents for w in s})
     gen = np.random.default_rng(0)
@@ -78,7 +78,7 @@ def bench_step(args: argparse.Namespace) -> list[dict]:
     import torch
 
     from xprobe.encoders.neural import ARCHITECTURES, random_encoder
-    from xprobe.nli import build_classifier, nli_features
+    from xprobe.nli.train import build_classifier, nli_features
 
     sents = real_sentences(2 * 64 * (args.steps + 1))
     vecs = random_vectors(sents)
@@ -110,7 +110,7 @@ def bench_step(args: argparse.Namespace) -> list[dict]:
 
 
 def bench_nli(args: argparse.Namespace) -> dict:
-    from xprobe.nli import TrainConfig, train_nli
+    from xprobe.nli.train import TrainConfig, train_nli
 
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)

@@ -88,7 +88,7 @@ def run_one(
     corpus: Path, out: Path, sizes: str, profile: str | None, tasks: list[str] | None
 ) -> dict:
     """Extract all nine tasks from ``corpus`` in this process; returns the figures."""
-    from xprobe.extract import ExtractConfig, extract
+    from xprobe.extract.pipeline import ExtractConfig, extract
 
     tr, va, te = (int(x) for x in sizes.split(","))
     cfg = ExtractConfig(

@@ -112,7 +112,7 @@ def _lines(kind: str, pattern: str) -> Iterator[str]:
 
 def build_text(lang: str, out: Path) -> dict[str, int]:
     """Write the unique, lowercased, Moses-tokenised sentences of ``lang`` to ``out``."""
-    from xprobe.parallel import moses_code, tokenize
+    from xprobe.mapping.parallel import moses_code, tokenize
 
     code = moses_code(lang)
     seen: set[int] = set()
@@ -161,8 +161,8 @@ def step_vectors(work: Path, langs: list[str], dim: int, epoch: int, threads: in
 
 def step_words(work: Path, langs: list[str]) -> dict:
     """P@1 NN/CSLS of xx->en word mapping with the MUSE dictionaries."""
-    from xprobe.vectors import load_vectors
-    from xprobe.wordmap import map_vectors, read_dictionary
+    from xprobe.encoders.vectors import load_vectors
+    from xprobe.mapping.words import map_vectors, read_dictionary
 
     src = load_vectors(work / "en.vec")
     results = {}
@@ -214,9 +214,9 @@ def _xnli_test_accuracy(student_dir: Path, teacher_dir: Path, en_vec: Path) -> d
     import torch
 
     from xprobe.encoders.checkpoint import load_encoder
-    from xprobe.nli import load_classifier
-    from xprobe.sentmap import _table, xnli_accuracy
-    from xprobe.sentmap_data import _extend_teacher, _tokenized_xnli, teacher_for, to_ids
+    from xprobe.mapping.data import _extend_teacher, _tokenized_xnli, teacher_for, to_ids
+    from xprobe.mapping.sentences import _table, xnli_accuracy
+    from xprobe.nli.train import load_classifier
 
     torch.set_num_threads(1)
     out = {}

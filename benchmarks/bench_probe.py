@@ -118,7 +118,7 @@ NINE = (("sentence_length", 6), ("word_content", 1000), ("tree_depth", 5), ("big
 
 def run_xprobe(data, classifier: str, classes: int) -> dict:
     """Time ``train_select`` with SentEval's L2 grid on one task."""
-    from xprobe.classifiers import train_select
+    from xprobe.probe.classifiers import train_select
 
     t, c = time.perf_counter(), time.process_time()
     r = train_select(*data, kind=classifier, grid="senteval", seed=0, n_classes=classes)

@@ -24,7 +24,7 @@ HELP = "run the whole pipeline on a generated en/de sample, end to end, in minut
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from xprobe.demo import SIZES
+    from xprobe.demo.runner import SIZES
 
     parser.add_argument(
         "--out", type=Path, default=Path("demo-out"), help="output folder (default demo-out)"
@@ -64,7 +64,7 @@ def _print_summary(info: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xprobe.demo import run_demo
+    from xprobe.demo.run import run_demo
 
     info = run_demo(args.out, size=args.size, seed=args.seed, workers=args.workers)
     _print_summary(info)

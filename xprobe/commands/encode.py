@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
     from xprobe.errors import XProbeError
     from xprobe.files import open_text
-    from xprobe.nli_data import make_tokenizer
+    from xprobe.nli.data import make_tokenizer
 
     src, out = Path(args.file), Path(args.out)
     if not src.is_file():

@@ -158,7 +158,7 @@ def parse_params(items: list[str]) -> dict[str, dict[str, str]]:
 
 def run(args: argparse.Namespace) -> int:
     if args.check is not None:
-        from xprobe.extract_check import check_probing_dir
+        from xprobe.extract.check import check_probing_dir
 
         problems = check_probing_dir(args.check)
         for p in problems:
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         raise XProbeError(
             "extract needs --lang, --out and at least one CoNLL-U file (or --check DIR)"
         )
-    from xprobe.extract import ExtractConfig, extract
+    from xprobe.extract.pipeline import ExtractConfig, extract
 
     config = ExtractConfig(
         lang=args.lang,

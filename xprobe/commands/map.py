@@ -101,7 +101,7 @@ _FLAG_FIELDS = (
 
 def _from_recipe(args: argparse.Namespace) -> dict[str, Any]:
     """MapConfig fields from the recipe (empty when none is given)."""
-    from xprobe.recipes import load_recipe
+    from xprobe.mapping.recipes import load_recipe
 
     name = args.recipe or args.pair
     if not name:
@@ -127,10 +127,10 @@ def _from_recipe(args: argparse.Namespace) -> dict[str, Any]:
 
 def _map_words_first(recipe, data_dir: str | None, out: str, max_vocab: int) -> None:
     """Run map-vectors for a recipe whose mapped vectors are missing."""
+    from xprobe.encoders.vectors import load_vectors
     from xprobe.errors import XProbeError
     from xprobe.files import write_json
-    from xprobe.vectors import load_vectors
-    from xprobe.wordmap import map_vectors, read_dictionary, write_vectors
+    from xprobe.mapping.words import map_vectors, read_dictionary, write_vectors
 
     v = recipe.vectors
     if not (v.source and v.target and v.dictionary):
@@ -148,7 +148,7 @@ def _map_words_first(recipe, data_dir: str | None, out: str, max_vocab: int) -> 
 def build_config(args: argparse.Namespace):
     """The MapConfig of the recipe overridden by the flags given."""
     from xprobe.errors import XProbeError
-    from xprobe.sentmap import MapConfig
+    from xprobe.mapping.sentences import MapConfig
 
     fields = _from_recipe(args)
     recipe, max_vocab = fields.pop("recipe", None), fields.pop("max_vocab", 200000)
@@ -183,7 +183,7 @@ def build_config(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from xprobe.sentmap import map_encoder
+    from xprobe.mapping.sentences import map_encoder
 
     cfg = build_config(args)
     summary = map_encoder(cfg)

@@ -3,9 +3,9 @@
 VecMap's supervised recipe: both sides are length-normalised, mean-centred and length-normalised;
 the orthogonal Procrustes solution over the dictionary pairs rotates the TARGET vectors onto the
 English ones. The English vectors are left untouched, so a frozen English encoder keeps seeing its
-own inputs; the mapped target vectors are written in the raw English space (see
-xprobe.wordmap). Precision@1 of English -> target word translation on held-out dictionary words
-is printed for nearest neighbour and for CSLS (k = 10), and written to --report.
+own inputs; the mapped target vectors are written in the raw English space
+(see xprobe.mapping.words). Precision@1 of English -> target word translation on held-out
+dictionary words is printed for nearest neighbour and for CSLS (k = 10), and written to --report.
 
 Example:
   xprobe map-vectors --src wiki.en.vec --tgt wiki.de.vec --dictionary muse/en-de.txt \\
@@ -66,10 +66,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from xprobe.encoders.vectors import load_vectors
     from xprobe.errors import XProbeError
     from xprobe.files import write_json
-    from xprobe.vectors import load_vectors
-    from xprobe.wordmap import map_vectors, read_dictionary, write_vectors
+    from xprobe.mapping.words import map_vectors, read_dictionary, write_vectors
 
     if args.train_size < 1 or args.test_size < 0:
         raise XProbeError("--train-size must be >= 1 and --test-size >= 0")

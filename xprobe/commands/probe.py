@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from xprobe.probe import CLASSIFIERS
+    from xprobe.probe.harness import CLASSIFIERS
 
     p.add_argument(
         "--encoder",
@@ -141,8 +141,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xprobe.classifiers import TrainConfig
-    from xprobe.probe import ProbeOptions, run_probe
+    from xprobe.probe.classifiers import TrainConfig
+    from xprobe.probe.harness import ProbeOptions, run_probe
 
     opts = ProbeOptions(
         tasks=args.tasks,

@@ -43,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from xprobe.errors import XProbeError
-    from xprobe.report import write_report
-    from xprobe.results import read_records
+    from xprobe.probe.records import read_records
+    from xprobe.report.build import write_report
 
     missing = [p for p in args.results if not Path(p).is_file()]
     if missing:

@@ -88,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xprobe.nli import TrainConfig, train_nli
+    from xprobe.nli.train import TrainConfig, train_nli
 
     sizes = {name: getattr(args, name) for name in SIZE_FLAGS if getattr(args, name) is not None}
     cfg = TrainConfig(

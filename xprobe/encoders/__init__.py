@@ -1,4 +1,14 @@
-"""Sentence encoders. Every encoder implements :class:`xprobe.encoders.base.Encoder`."""
+"""Sentence encoders and the word vectors they read.
+
+Every encoder implements :class:`xprobe.encoders.base.Encoder` (``encode`` token lists -> float32
+array, ``dim``, an ``id`` that changes with weights or config). :mod:`~xprobe.encoders.vectors`
+loads fastText ``.vec``/``.bin`` word vectors; :mod:`~xprobe.encoders.bov` bags of vectors (mean,
+p-means); :mod:`~xprobe.encoders.neural` the six X-Probe architectures
+(:mod:`~xprobe.encoders.recurrent`, :mod:`~xprobe.encoders.cnn`), saved and loaded by
+:mod:`~xprobe.encoders.checkpoint`; :mod:`~xprobe.encoders.spec` parses ``--encoder SPEC``.
+
+Entry point: :func:`xprobe.encoders.spec.parse_encoder`.
+"""
 
 from xprobe.encoders.base import Encoder
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from xprobe.encoders.vectors import WordVectors, file_fingerprint, load_vectors
 from xprobe.errors import XProbeError
-from xprobe.vectors import WordVectors, file_fingerprint, load_vectors
 
 __all__ = ["POOLINGS", "BoVEncoder"]
 

@@ -8,7 +8,7 @@ Layout (every file written atomically; ``config.json`` last, with the SHA-256 of
     DIR/encoder.pt         module state dict (loaded with ``torch.load(weights_only=True)``)
     DIR/vocab.txt          the kept words, one per line, in row order of vectors.npy
     DIR/vectors.npy        float32 (len(vocab), word_dim)
-    DIR/nli_classifier.pt  + nli_classifier.json: written by :mod:`xprobe.nli` when trained
+    DIR/nli_classifier.pt  + nli_classifier.json: written by :mod:`xprobe.nli.train` when trained
 
 Only the vocabulary the training job needed is stored (subword models are not): a word outside
 it is skipped when encoding, exactly as with a ``.vec`` file. Loading checks every recorded
@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from xprobe.encoders.neural import DEFAULTS, NeuralEncoder, build_module
+from xprobe.encoders.vectors import WordVectors
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write, sha256_file, write_json
-from xprobe.vectors import WordVectors
 
 __all__ = ["FORMAT", "load_encoder", "read_config", "save_encoder", "verified_path"]
 

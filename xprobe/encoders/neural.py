@@ -1,7 +1,7 @@
 """Neural sentence encoders over frozen word vectors: the six X-Probe architectures.
 
 ``build_module(arch, word_dim, **overrides)`` makes the torch module; :class:`NeuralEncoder`
-wraps a module and a :class:`~xprobe.vectors.WordVectors` table into the
+wraps a module and a :class:`~xprobe.encoders.vectors.WordVectors` table into the
 :class:`~xprobe.encoders.base.Encoder` protocol (``id``, ``dim``, ``encode``).
 
 Architectures and defaults (X-Probe appendix Table 2):
@@ -47,7 +47,7 @@ from xprobe.files import derive_seed
 if TYPE_CHECKING:
     import torch
 
-    from xprobe.vectors import WordVectors
+    from xprobe.encoders.vectors import WordVectors
 
 __all__ = [
     "ARCHITECTURES",

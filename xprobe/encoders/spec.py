@@ -149,7 +149,7 @@ def parse_encoder(
 
 def _random(rest: str, vocab: Iterable[str] | None, device: str, lowercase: bool) -> Encoder:
     from xprobe.encoders.neural import ARCHITECTURES, random_encoder
-    from xprobe.vectors import load_vectors
+    from xprobe.encoders.vectors import load_vectors
 
     arch, _, path = rest.partition(":")
     seed = 0

@@ -27,9 +27,9 @@ from pathlib import Path
 
 from xprobe import __version__
 from xprobe.files import atomic_write, rng, sha256_file, write_json
-from xprobe.sample.grammar import Grammar, Sent, gold
+from xprobe.sample.grammar import Grammar, Sent
 from xprobe.sample.lexicon import Lexicon, LexiconSizes, build_lexicon
-from xprobe.sample.realize import realise, shape
+from xprobe.sample.pairs import sentence_pairs
 from xprobe.sample.wiki import write_dump
 from xprobe.ud import Sentence, write_conllu
 
@@ -38,7 +38,6 @@ __all__ = ["LANGS", "SampleSizes", "generate_sample", "sentence_pairs"]
 log = logging.getLogger(__name__)
 
 LANGS = ("en", "de")
-BINS = ((5, 8), (9, 12), (13, 16), (17, 20), (21, 25), (26, 28))
 PARTS = ("treebank", "wiki", "text", "nli", "parallel", "dictionary", "xnli")
 
 
@@ -66,45 +65,6 @@ class SampleSizes:
 
         return cls(sentences, k(2000, 200), k(200, 50), k(5000, 300), k(6000, 300),
                    k(600, 60), k(600, 60), k(500, 60), k(500, 60))  # fmt: skip
-
-
-def sentence_pairs(
-    g: Grammar, r: random.Random, n: int, part: str, max_bin: int = 5
-) -> Iterator[tuple[Sent, Sentence, Sentence]]:
-    """``n`` aligned (abstract, English, German) sentences, English lengths spread evenly over
-    the SentLen bins ``0..max_bin``, both sides 5..28 tokens, each side a valid UD tree.
-
-    Each sentence draws a length bin; generated sentences wait in per-bin queues until a draw
-    asks for their bin, so nothing generated for one bin is wasted on another.
-    """
-    queues: list[list[Sent]] = [[] for _ in BINS]
-    for i in range(n):
-        target = r.randrange(max_bin + 1)
-        while True:
-            while not queues[target]:
-                lo, want = BINS[target][0], r.randint(3, 8)  # length bin, tree depth aimed at
-                g.set_topic(r)
-                flat = want == 3 or want >= 6  # deep trees in short sentences start flat
-                s = g.flat(r) if flat else g.sentence(r, max(0, target - 3))
-                length, depth = shape(g.lex, s, "en")
-                for _ in range(40):  # grow towards the bin; overshoots serve other bins
-                    if length >= lo and (depth >= want or length + 3 > BINS[target][1]):
-                        break
-                    g.grow(r, s, deeper=depth < want, keep_flat=want == 3)
-                    length, depth = shape(g.lex, s, "en")
-                for b, (low, high) in enumerate(BINS):
-                    if low <= length <= high:
-                        queues[b].append(s)
-            s = queues[target].pop()
-            ids = [f"# sent_id = {part}-{i + 1:06d}", "# xprobe_gold = " + _gold_str(s)]
-            de = realise(g.lex, s, "de", ids)
-            if 5 <= len(de.surface) <= 28:  # German is sometimes longer: take another
-                yield s, realise(g.lex, s, "en", ids), de
-                break
-
-
-def _gold_str(s: Sent) -> str:
-    return " ".join(f"{k}={v}" for k, v in sorted(gold(s).items()))
 
 
 def _with_par(sentences: list[Sentence], doc: str) -> Iterator[Sentence]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from xprobe.files import atomic_write, rng
 from xprobe.sample.grammar import Grammar, Sent
+from xprobe.sample.pairs import sentence_pairs
 from xprobe.sample.realize import realise
 
 __all__ = ["LABELS", "nli_rows", "write_nli", "write_xnli"]
@@ -30,8 +31,6 @@ LABELS = ("entailment", "contradiction", "neutral")
 
 def nli_rows(g: Grammar, r: random.Random, n: int) -> Iterator[tuple[Sent, Sent, str]]:
     """``n`` (premise, hypothesis, label) triples, labels in turn, premises of 5..20 tokens."""
-    from xprobe.sample.build import sentence_pairs
-
     produced = 0
     for premise, _, _ in sentence_pairs(g, r, 1 << 62, "nli", max_bin=3):
         if produced == n:

@@ -1,7 +1,7 @@
 """The one small interface every probing task implements.
 
 A task module defines a module-level ``TASK = TaskSpec(...)``. It does no I/O and keeps no
-counters: quotas, balance, lexical splits and exclusivity live in :mod:`xprobe.extract`.
+counters: quotas, balance, lexical splits and exclusivity live in :mod:`xprobe.extract.pipeline`.
 
 For each sentence the extractor asks ``spec.candidate(sentence, ctx, rng)``. The task answers None
 (the sentence is not usable) or a :class:`Candidate`: one :class:`Variant` for a classification

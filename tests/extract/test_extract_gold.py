@@ -1,0 +1,157 @@
+"""Extraction on the real gold treebanks (skipped when ../shared is absent).
+
+Every line written is checked against the gold annotation of the sentence it came from (found
+through the provenance file), recomputing each label here from the rules in docs/TASKS.md
+without using the task modules; lexical keys recomputed here never cross splits; classes are
+balanced; no source sentence feeds two tasks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import shared_path
+from xprobe.extract.pipeline import ExtractConfig, check_probing_dir, extract
+from xprobe.languages import load_profile
+from xprobe.ud import Sentence, read_conllu, tree_depth
+
+pytestmark = [pytest.mark.slow, pytest.mark.shared]
+
+BINS = (5, 9, 13, 17, 21, 26)
+SETS = {
+    "en": ["en_ewt-ud-train.conllu"],
+    "de": ["de_gsd-ud-dev.conllu", "de_gsd-ud-test.conllu"],
+    "ru": ["ru_gsd-ud-dev.conllu", "ru_gsd-ud-test.conllu"],
+}
+
+
+def _rel(w) -> str:
+    return w.deprel.split(":")[0]
+
+
+def _surface_of(s: Sentence, word_index: int) -> str:
+    for t in s.surface:
+        if t.first <= word_index <= t.last:
+            return t.form
+    raise AssertionError
+
+
+def _tense(s: Sentence, profile) -> tuple[str, str] | None:
+    root = next(w for w in s.words if w.head == 0)
+
+    def label(w):
+        v = w.feat("Tense")
+        return "PAST" if v in profile.tense_past else "PRES" if v in profile.tense_pres else None
+
+    if label(root):
+        return label(root), _surface_of(s, root.id - 1)
+    finite = [
+        w
+        for w in s.words
+        if w.head == root.id and _rel(w) in ("aux", "cop") and "VerbForm=Fin" in w.feats.split("|")
+        and label(w)
+    ]  # fmt: skip
+    if len(finite) != 1:
+        return None
+    return label(finite[0]), _surface_of(s, finite[0].id - 1)
+
+
+def _number(s: Sentence, rel: str) -> tuple[str, str] | None:
+    root = next(w for w in s.words if w.head == 0)
+    deps = [w for w in s.words if w.head == root.id and _rel(w) == rel]
+    if len(deps) != 1 or deps[0].upos != "NOUN":
+        return None
+    n = deps[0].feat("Number")
+    lab = {"Sing": "NN", "Plur": "NNS"}.get(n or "")
+    return (lab, _surface_of(s, deps[0].id - 1)) if lab else None
+
+
+def _check_line(file: str, label: str, text: str, s: Sentence, profile) -> str | None:
+    """The lexical key of the line (None if the task has none); asserts the label."""
+    toks, src = text.split(" "), list(s.tokens)
+    if file == "sentence_length":
+        assert toks == src and label == str(sum(len(src) >= b for b in BINS) - 1)
+    elif file == "word_content":
+        assert toks == src and label.isalpha() and len(label) >= 4
+        assert [t.lower() for t in src].count(label) == 1
+    elif file == "tree_depth":
+        assert toks == src and label == str(tree_depth(s.heads))
+    elif file == "bigram_shift":
+        assert not set(src) & set(profile.quotes)
+        if label == "O":
+            assert toks == src
+        else:
+            diff = [i for i in range(len(src)) if toks[i] != src[i]]
+            assert len(diff) == 2 and diff[1] == diff[0] + 1 and diff[0] > 0
+            assert toks[diff[0]] == src[diff[1]] and toks[diff[1]] == src[diff[0]]
+    elif file == "past_present":
+        assert toks == src
+        got = _tense(s, profile)
+        assert got is not None and got[0] == label, (got, label, text)
+        return got[1]
+    elif file in ("subj_number", "obj_number"):
+        assert toks == src
+        got = _number(s, "nsubj" if file == "subj_number" else "obj")
+        assert got is not None and got[0] == label, (got, label, text)
+        return got[1]
+    elif file == "odd_man_out":
+        if label == "O":
+            assert toks == src
+            return None
+        diff = [i for i in range(len(src)) if toks[i] != src[i]]
+        assert len(toks) == len(src) and len(diff) == 1 and 0 < diff[0] < len(src) - 1
+        tok = s.surface[diff[0]]
+        assert tok.first == tok.last and s.words[tok.first].upos in ("NOUN", "VERB")
+        return toks[diff[0]]
+    elif file == "coordination_inversion":
+        assert sum(w.deprel == "cc" or w.deprel.startswith("cc:") for w in s.words) == 1
+        if label == "O":
+            assert toks == src
+        else:
+            assert toks != src and sorted(t.lower() for t in toks) == sorted(t.lower() for t in src)
+    else:
+        raise AssertionError(f"unknown task file {file}")
+    return None
+
+
+@pytest.mark.parametrize("lang", sorted(SETS))
+def test_gold_treebanks_agree_with_annotation(tmp_path: Path, lang: str) -> None:
+    paths = [str(shared_path("data", "ud", lang, name)) for name in SETS[lang]]
+    m = extract(ExtractConfig(
+        lang=lang, out=tmp_path, inputs=paths, sizes=(200, 40, 40), allow_partial=True,
+        provenance=True, progress=False,
+    ))  # fmt: skip
+    assert check_probing_dir(tmp_path) == []
+    profile = load_profile(lang)
+    sources = {(p, s.line): s for p in paths for s in read_conllu(p)}
+    used: Counter[tuple[str, int]] = Counter()
+    checked = 0
+    for file, entry in m["tasks"].items():
+        rows = (tmp_path / entry["file"]).read_text(encoding="utf-8").splitlines()
+        prov = (tmp_path / entry["provenance"]).read_text(encoding="utf-8").splitlines()
+        assert len(rows) == len(prov) == entry["lines"]
+        key_splits: dict[str, set[str]] = defaultdict(set)
+        per_split: dict[str, Counter[str]] = defaultdict(Counter)
+        for row, p in zip(rows, prov, strict=True):
+            split, label, text = row.split("\t")
+            psplit, plabel, source, line, sent_id, _ = p.split("\t")
+            assert (psplit, plabel) == (split, label)
+            s = sources[(source, int(line))]
+            assert sent_id == (s.comment("sent_id") or "_")
+            key = _check_line(file, label, text, s, profile)
+            if key is not None:
+                key_splits[key].add(split)
+            per_split[split][label] += 1
+            used[(source, int(line))] += 1
+            checked += 1
+        leaks = {k: v for k, v in key_splits.items() if len(v) > 1}
+        assert not leaks, (file, leaks)
+        for split, counts in per_split.items():
+            values = [counts[lab] for lab in entry["labels"]]
+            assert max(values) - min(values) <= 1, (file, split, values)
+            assert values == sorted(values, reverse=True)
+    assert checked > 500
+    assert max(used.values()) == 1  # no source sentence feeds two tasks

@@ -1,0 +1,368 @@
+"""Build the probing sets of a language from CoNLL-U parses: ``xprobe extract``.
+
+Two passes over the input (one file or many, plain or gzipped):
+
+1. frequency pass (:func:`xprobe.extract.scan.count_corpus`): surface-form counts, (form, UPOS)
+   counts, and adjacent-form bigram counts when a selected task needs them; then every task's
+   ``prepare``. The sentences of ``min_tokens``..``max_tokens`` surface tokens go, checked and
+   split into columns, to a temporary file (:class:`xprobe.extract.scan.SentenceCache`);
+2. selection pass, over that file: each of those sentences, none with white space inside a
+   token, is offered to every task; candidates go to bounded, seeded pools
+   (:mod:`xprobe.extract.pools`), so memory does not grow with the corpus beyond the frequency
+   tables.
+
+Then tasks pick rarest first (:mod:`xprobe.extract.select`), classes are balanced per split and
+stratum (:mod:`xprobe.extract.plan`), and the files and ``manifest.json`` are written atomically
+(:mod:`xprobe.extract.write`). Same inputs and seed give byte-identical files.
+:func:`check_probing_dir` (:mod:`xprobe.extract.check`) validates a written directory.
+
+Example::
+
+    >>> from xprobe.extract.pipeline import ExtractConfig, extract
+    >>> manifest = extract(ExtractConfig(lang="en", out=Path("probing/en"),
+    ...     inputs=["en.conllu.gz"], tasks=["SentLen", "BShift"], sizes=(1000, 100, 100)))
+    ... # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xprobe import __version__
+from xprobe.errors import XProbeError
+from xprobe.extract.check import check_probing_dir
+from xprobe.extract.pools import text_hasher
+from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
+from xprobe.extract.select import TaskResult, TaskRun, resolve
+from xprobe.extract.write import PROVENANCE_COLUMNS, task_manifest, write_outputs
+from xprobe.files import sha256_file
+from xprobe.languages import LanguageProfile, load_profile
+from xprobe.tasks import TASKS, Context, CorpusStats, TaskSpec, get_task, resolve_params
+from xprobe.ud import ReadStats
+
+__all__ = ["ExtractConfig", "check_probing_dir", "extract"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SIZES = (100_000, 10_000, 10_000)
+
+
+@dataclass
+class ExtractConfig:
+    """Everything ``xprobe extract`` is asked to do.
+
+    lang: profile code or path to a ``.toml``; out: output directory; inputs: CoNLL-U paths
+    (``-`` = stdin, spooled to a temporary file); tasks: names or file stems (None = all);
+    sizes: sentences per split (tr, va, te); params: ``{task: {param: value}}`` overriding the
+    profile's ``[tasks.<file>]``; on_error: ``raise`` or ``skip`` malformed sentences;
+    pool_margin: spare pool room for candidates that rarer tasks take first.
+    """
+
+    lang: str
+    out: Path
+    inputs: list[str]
+    tasks: list[str | TaskSpec] | None = None
+    sizes: tuple[int, int, int] = DEFAULT_SIZES
+    seed: int = 1111
+    allow_partial: bool = False
+    exclusive: bool = True
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    on_error: str = "raise"
+    provenance: bool = False
+    min_tokens: int = 5
+    max_tokens: int = 28
+    pool_margin: float = 0.5
+    progress: bool | None = None  # None: a bar only on a terminal
+
+
+def _select_tasks(names: list[str | TaskSpec] | None) -> list[TaskSpec]:
+    """Registry tasks by name, in registry order; TaskSpec objects (tests, plug-ins) after."""
+    if not names:
+        if not TASKS:
+            raise XProbeError("no probing tasks are installed")
+        return list(TASKS.values())
+    chosen = {get_task(n).name for n in names if isinstance(n, str)}
+    specs = [spec for spec in TASKS.values() if spec.name in chosen]
+    specs += [n for n in names if isinstance(n, TaskSpec)]
+    if len({s.file for s in specs}) != len(specs):
+        raise XProbeError("two tasks share one output file name")
+    return specs
+
+
+def _validate(config: ExtractConfig) -> None:
+    if len(config.sizes) != 3 or any(n < 0 for n in config.sizes):
+        raise XProbeError(
+            f"sizes must be three non-negative numbers (tr,va,te), got {config.sizes}"
+        )
+    if not 1 <= config.min_tokens <= config.max_tokens:
+        raise XProbeError(
+            f"token bounds {config.min_tokens}..{config.max_tokens}: need 1 <= min <= max"
+        )
+    if config.on_error not in ("raise", "skip"):
+        raise XProbeError(f"on_error must be 'raise' or 'skip', not {config.on_error!r}")
+    if not config.inputs:
+        raise XProbeError("no input CoNLL-U files given")
+    for p in config.inputs:
+        if p != "-" and not Path(p).is_file():
+            raise XProbeError(f"{p}: no such file")
+
+
+def _progress(config: ExtractConfig, desc: str, total: int | None = None) -> Any:
+    from tqdm import tqdm
+
+    disable = None if config.progress is None else not config.progress
+    return tqdm(total=total, desc=desc, unit=" sent", unit_scale=True, disable=disable, leave=False)
+
+
+def _task_params(specs: list[TaskSpec], profile: LanguageProfile, config: ExtractConfig) -> dict:
+    overrides: dict[str, dict[str, Any]] = {}
+    by_name = {k.lower(): s.file for s in specs for k in (s.name, s.file)}
+    for name, values in config.params.items():
+        file = by_name.get(name.lower()) or get_task(name).file
+        overrides.setdefault(file, {}).update(values)
+    chosen = {s.file for s in specs}
+    for file in overrides:
+        if file not in chosen:
+            raise XProbeError(f"--param given for task {file!r}, which is not being extracted")
+    return {s.file: resolve_params(s, profile, overrides.get(s.file)) for s in specs}
+
+
+def _selection_pass(
+    cache: SentenceCache, names: list[str], runs: list[TaskRun], config: ExtractConfig
+) -> dict[str, int]:
+    """Pass 2: offer each sentence that passes the common filters to every task.
+
+    The sentences of ``min_tokens``..``max_tokens`` tokens come from the frequency pass's
+    cache, already parsed and checked."""
+    h_of = text_hasher(config.seed, runs[0].lang)
+    counts = {"in_length_range": cache.count, "whitespace_token": 0, "offered": 0}
+    asks = [(run, run.candidate, run.ctx, run.rng, run.salt_rng) for run in runs]
+    bar = _progress(config, "extract pass 2/2 (selection)", cache.count)
+    pending = 0
+    with bar:
+        for fi, start, sent in cache.sentences(names):
+            pending += 1
+            if pending == 1000:
+                bar.update(pending)
+                pending = 0
+            tokens = sent.tokens
+            text = " ".join(tokens)
+            if len(text.split()) != len(tokens):
+                counts["whitespace_token"] += 1
+                continue
+            counts["offered"] += 1
+            h = h_of(text)
+            for run, candidate, ctx, r, salt in asks:
+                r._pending = h ^ salt  # LazyRandom.arm, inlined: this loop is the hot path
+                cand = candidate(sent, ctx, r)
+                if cand is not None:
+                    run.add(cand, sent, tokens, text, h, fi, start)
+        bar.update(pending)
+    return counts
+
+
+def extract(config: ExtractConfig) -> dict[str, Any]:
+    """Run both passes and write ``config.out``; returns the manifest.
+
+    Raises :class:`XProbeError` when a task cannot be filled (unless ``allow_partial``), naming
+    per split and class what was found and what was needed.
+    """
+    _validate(config)
+    profile = load_profile(config.lang)
+    specs = _select_tasks(config.tasks)
+    params = _task_params(specs, profile, config)
+    out = Path(config.out)
+    names = ["<stdin>" if p == "-" else p for p in config.inputs]
+    with (
+        spool_stdin(config.inputs, out) as paths,
+        SentenceCache(config.min_tokens, config.max_tokens, out) as cache,
+        _tables_kept_from_gc(),
+    ):
+        read = ReadStats()
+        with _gc_paused():
+            with _progress(config, "extract pass 1/2 (frequencies)") as bar:
+                bigrams = any(s.uses_bigrams for s in specs)
+                stats, read = count_corpus(paths, bigrams, config.on_error, read, bar, names, cache)
+            runs = _prepare_runs(specs, profile, params, stats, config)
+            # the tables and indexes, from now on outside the collector's generations (frozen
+            # before it is back on, or its first collection would walk them all)
+            gc.freeze()
+        counts = _selection_pass(cache, names, runs, config)
+        results = resolve(runs, config.exclusive)
+        results = _top_up(cache, names, results, config)
+        _raise_unfilled(results, config)
+        inputs = [
+            {"path": given, "sha256": sha256_file(p)}
+            for given, p in zip(config.inputs, paths, strict=True)
+        ]
+    manifest = _manifest(config, profile, results, params, read, stats, counts, inputs)
+    write_outputs(
+        out, results, manifest, list(config.inputs), config.seed, profile.code, config.provenance
+    )
+    for res in results:
+        log.info(
+            "%s: %d lines%s",
+            res.run.spec.name,
+            sum(map(len, res.picked)),
+            " (partial)" if res.partial else "",
+        )
+    return manifest
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off (as it was before on exit), for the frequency pass and
+    the tasks' ``prepare``.
+
+    These create no reference cycles (or a few, collected later), but their tables and indexes
+    grow to millions of tuples, which every full collection would walk again (several percent
+    of the run)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def _tables_kept_from_gc() -> Iterator[None]:
+    """Undo, on exit, the ``gc.freeze`` that keeps the frequency tables and the tasks' indexes
+    (which live as long as the run) out of the collections made during the selection pass."""
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _prepare_runs(
+    specs: list[TaskSpec],
+    profile: LanguageProfile,
+    params: dict[str, Any],
+    stats: CorpusStats,
+    config: ExtractConfig,
+) -> list[TaskRun]:
+    runs = []
+    for i, spec in enumerate(specs):
+        ctx = Context(profile, params[spec.file], stats)
+        ctx = dataclasses.replace(ctx, data=spec.prepare(ctx))
+        runs.append(
+            TaskRun(
+                spec,
+                ctx,
+                spec.labels_of(ctx),
+                tuple(config.sizes),
+                config.seed,
+                profile.code,
+                i,
+                margin=config.pool_margin,
+                provenance=config.provenance,
+            )
+        )
+    return runs
+
+
+def _top_up(
+    cache: SentenceCache,
+    names: list[str],
+    results: list[TaskResult],
+    config: ExtractConfig,
+    rounds: int = 2,
+) -> list[TaskResult]:
+    """Re-run the selection pass for tasks that fell short although their pools overflowed.
+
+    Pools keep a margin for candidates that rarer tasks take first; when rarer tasks took more
+    than that, the short task is collected again with what the rarer tasks took excluded up
+    front (and a doubled margin), and all tasks are resolved again in the same order. Likewise
+    a task with data-driven strata whose shrunk pools overflowed is collected again with
+    full-size pools. Only ever needed when the corpus barely holds what is asked.
+    """
+    for _ in range(rounds):
+        retry = [r for r in results if r.partial and r.run.starved]
+        if not retry:
+            return results
+        retried = {r.run.index for r in retry}
+        runs = []
+        for r in retry:
+            rarer = [o for o in results if o.run.index not in retried and o.rank < r.rank]
+            exclude = {p[6] for o in rarer for split in o.picked for p in split}
+            runs.append(
+                dataclasses.replace(
+                    r.run,
+                    margin=2 * r.run.margin + 1,
+                    eligible=0,
+                    duplicates=0,
+                    flexible=None,
+                    pools={},
+                    members=set(),
+                    exclude=exclude if config.exclusive else frozenset(),
+                    shrink=False,
+                )
+            )
+        log.info("selection pass again for %s", ", ".join(r.spec.name for r in runs))
+        _selection_pass(cache, names, runs, config)
+        fresh = {r.index: r for r in runs}
+        results = resolve([fresh.get(r.run.index, r.run) for r in results], config.exclusive)
+    return results
+
+
+def _raise_unfilled(results: list[TaskResult], config: ExtractConfig) -> None:
+    short = [r for r in results if r.partial]
+    if not short or config.allow_partial:
+        return
+    lines = [f"{r.run.spec.name} ({r.run.spec.file}): " + "; ".join(r.shortfalls) for r in short]
+    raise XProbeError(
+        "cannot fill "
+        + " | ".join(lines)
+        + ". Use --allow-partial to write what was found (still balanced), smaller --sizes, "
+        "or a larger corpus"
+    )
+
+
+def _manifest(
+    config: ExtractConfig,
+    profile: LanguageProfile,
+    results: list[TaskResult],
+    params: dict[str, Any],
+    read: ReadStats,
+    stats: CorpusStats,
+    counts: dict[str, int],
+    inputs: list[dict[str, str]],
+) -> dict[str, Any]:
+    tasks = {
+        r.run.spec.file: task_manifest(r, read.sentences, _jsonable(params[r.run.spec.file]))
+        for r in results
+    }
+    return {
+        "xprobe_version": __version__,
+        "language": profile.code,
+        "seed": config.seed,
+        "sizes": {"tr": config.sizes[0], "va": config.sizes[1], "te": config.sizes[2]},
+        "exclusive": config.exclusive,
+        "allow_partial": config.allow_partial,
+        "common": {"min_tokens": config.min_tokens, "max_tokens": config.max_tokens},
+        "inputs": inputs,
+        "reader": {"on_error": config.on_error, **read.as_dict()},
+        "corpus": {
+            "sentences": stats.sentences,
+            "forms": len(stats.forms),
+            "bigrams": len(stats.bigrams),
+            **counts,
+        },
+        "provenance_columns": list(PROVENANCE_COLUMNS) if config.provenance else [],
+        "task_order": [r.run.spec.file for r in sorted(results, key=lambda r: r.rank)],
+        "tasks": tasks,
+    }
+
+
+def _jsonable(params: Any) -> dict[str, Any]:
+    values = dataclasses.asdict(params) if dataclasses.is_dataclass(params) else dict(params)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}

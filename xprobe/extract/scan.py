@@ -1,0 +1,362 @@
+"""Reading for the extractor: raw sentence blocks, the frequency pass, the sentence cache.
+
+The frequency pass (:func:`count_corpus`) does not build :class:`~xprobe.ud.Sentence` objects:
+a fast path (:func:`xprobe.ud.simple_cells`, the parser's own) splits the columns and checks
+everything the full parser checks; any block it is not sure about goes to
+:func:`xprobe.ud.parse_block`, so the counts and the malformed-sentence decisions are exactly
+those of the full reader. It also keeps the sentences the selection pass will want, already
+checked and split, in a temporary file (:class:`SentenceCache`), so that the corpus is read and
+parsed once.
+
+Surface forms and their UPOS: a plain word's UPOS is its own; a multiword token (``zum`` =
+``zu`` + ``dem``) gets its words' UPOS joined by ``+`` (``ADP+DET``), so that it is never taken
+for a single NOUN or VERB (SOMO replaces single words only).
+
+Example::
+
+    >>> from xprobe.extract.scan import count_corpus
+    >>> stats, read = count_corpus(["en.conllu"], bigrams=False)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import marshal
+import re
+import shutil
+import sys
+import tempfile
+import zlib
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
+from pathlib import Path
+from typing import IO
+
+from xprobe.errors import InputError, XProbeError
+from xprobe.tasks.base import CorpusStats
+from xprobe.ud import (
+    MultiwordToken,
+    ReadStats,
+    Sentence,
+    _undecodable,
+    check_tree,
+    parse_block,
+    sentence_from_cells,
+    simple_cells,
+)
+
+__all__ = [
+    "SentenceCache",
+    "count_corpus",
+    "iter_blocks",
+    "open_conllu",
+    "spool_stdin",
+    "surface_count",
+]
+
+
+def open_conllu(path: str) -> IO[str]:
+    """Open a CoNLL-U file as text (``.gz`` gunzipped), as :func:`xprobe.ud.read_conllu` does."""
+    p = Path(path)
+    try:
+        if p.suffix == ".gz":
+            return gzip.open(p, "rt", encoding="utf-8", errors="surrogateescape")
+        return open(p, encoding="utf-8", errors="surrogateescape")
+    except OSError as e:
+        raise InputError(path, None, f"cannot open: {e.strerror or e}") from None
+
+
+_CHUNK = 1 << 20
+_WS_LINE = re.compile(r"\n[^\S\n]*(?:\n|$)")  # a blank (whitespace-only) line inside a part
+
+
+def iter_blocks(path: str) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(first line number, lines)`` for each sentence block of a CoNLL-U file.
+
+    Blocks are separated by blank (whitespace-only) lines, as :func:`xprobe.ud.read_conllu`
+    reads them. The file is read in large chunks and split on ``\n\n``; only a part that holds
+    another blank line is split again line by line (rare), which keeps this at C speed.
+    """
+    with open_conllu(path) as f:
+        tail = ""
+        line = 1
+        try:
+            while chunk := f.read(_CHUNK):
+                parts = (tail + chunk).split("\n\n")
+                tail = parts.pop()
+                for part in parts:
+                    if part and not part[0].isspace() and _WS_LINE.search(part) is None:
+                        yield line, part.split("\n")
+                    elif part:
+                        yield from _split_slowly(part, line)
+                    line += part.count("\n") + 2
+        except (OSError, EOFError) as e:  # corrupt gzip
+            raise InputError(path, None, f"cannot read: {e}") from None
+        yield from _split_slowly(tail, line)
+
+
+def _split_slowly(part: str, line: int) -> Iterator[tuple[int, list[str]]]:
+    block: list[str] = []
+    start = line
+    for i, text in enumerate(part.split("\n")):
+        if text.strip():
+            if not block:
+                start = line + i
+            block.append(text)
+        elif block:
+            yield start, block
+            block = []
+    if block:
+        yield start, block
+
+
+@contextlib.contextmanager
+def spool_stdin(paths: Sequence[str], where: Path) -> Iterator[list[str]]:
+    """Replace ``-`` in ``paths`` by a temporary copy of stdin (two passes need to re-read it)."""
+    if "-" not in paths:
+        yield list(paths)
+        return
+    if list(paths).count("-") > 1:
+        raise XProbeError("stdin ('-') can be given only once")
+    where.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".stdin.", suffix=".conllu", dir=where)
+    try:
+        with open(fd, "wb") as out:
+            shutil.copyfileobj(sys.stdin.buffer, out)
+        yield [tmp if p == "-" else p for p in paths]
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+_RANGE_OR_EMPTY = re.compile(r"^[0-9]+[-.]", re.M)
+
+
+def surface_count(block: list[str]) -> int:
+    """Number of surface tokens of a block (exact for well-formed input; cheap)."""
+    c = 0
+    while c < len(block) and block[c][:1] == "#":
+        c += 1
+    if _RANGE_OR_EMPTY.search("\n".join(block)) is None:
+        return len(block) - c
+    n = 0
+    for line in block:
+        if line[0] == "#":
+            continue
+        ident = line[: line.find("\t")]
+        if ident.isdigit():
+            n += 1
+        elif "-" in ident:
+            a, _, b = ident.partition("-")
+            if a.isdigit() and b.isdigit():
+                n -= int(b) - int(a)
+    return n
+
+
+def _surface(cells: list[str], multi: tuple[MultiwordToken, ...]) -> tuple[list[str], list[str]]:
+    """Surface forms and UPOS from checked columns (:func:`xprobe.ud.simple_cells`)."""
+    if multi:
+        ranges = {m.start: (m.end, m.form) for m in multi}
+        return _merge_ranges(cells[1::10], cells[3::10], ranges)
+    return cells[1::10], cells[3::10]
+
+
+def _fast_surface(block: list[str]) -> tuple[list[str], list[str]] | None:
+    """Surface forms and UPOS of a block, or None when the full parser must decide."""
+    forms: list[str] = []
+    upos: list[str] = []
+    heads: list[int] = []
+    ranges: dict[int, tuple[int, str]] = {}
+    for line in block:
+        if line[0] == "#":
+            if heads or ranges:
+                return None
+            continue
+        cols = line.split("\t")
+        if len(cols) != 10 or "" in cols:
+            return None
+        ident = cols[0]
+        if ident.isdigit():
+            head = cols[6]
+            if int(ident) != len(heads) + 1 or not head.isdigit():
+                return None
+            heads.append(int(head))
+            forms.append(cols[1])
+            upos.append(cols[3])
+        elif "-" in ident:
+            a, _, b = ident.partition("-")
+            if not (a.isdigit() and b.isdigit()) or int(a) >= int(b) or int(a) != len(heads) + 1:
+                return None
+            ranges[int(a)] = (int(b), cols[1])
+        elif "." in ident:
+            a, _, b = ident.partition(".")
+            if not (a.isdigit() and b.isdigit()) or int(a) != len(heads):
+                return None
+        else:
+            return None
+    if not heads or check_tree(heads) is not None or _undecodable(block):
+        return None
+    if not ranges:
+        return forms, upos
+    n = len(heads)
+    if any(end > n for end, _ in ranges.values()):
+        return None
+    return _merge_ranges(forms, upos, ranges)
+
+
+def _merge_ranges(
+    forms: list[str], upos: list[str], ranges: dict[int, tuple[int, str]]
+) -> tuple[list[str], list[str]]:
+    out_f: list[str] = []
+    out_u: list[str] = []
+    i = 0
+    n = len(forms)
+    while i < n:
+        r = ranges.get(i + 1)
+        if r is None:
+            out_f.append(forms[i])
+            out_u.append(upos[i])
+            i += 1
+        else:
+            end, form = r
+            out_f.append(form)
+            out_u.append("+".join(upos[i:end]))
+            i = end
+    return out_f, out_u
+
+
+def sentence_surface_upos(sentence: Sentence) -> list[str]:
+    """UPOS of each surface token (multiword tokens: their words' UPOS joined by ``+``)."""
+    words = sentence.words
+    return ["+".join(words[w].upos for w in range(t.first, t.last + 1)) for t in sentence.surface]
+
+
+class SentenceCache:
+    """The sentences of ``lo``..``hi`` surface tokens, kept by the frequency pass for the
+    selection pass(es), so that these neither re-read nor re-check the input.
+
+    An unnamed temporary file in ``where`` (the output folder: it takes about 0.33 KB per kept
+    sentence, 3.3 GB for 10 million, so it goes where the user made room, not to ``/tmp``; gone
+    when closed or when the process ends; nothing in memory grows with the corpus) of
+    length-prefixed, zlib-compressed (level 1) batches of marshalled records: ``(file index,
+    line, comments, cells, heads, ranges)`` for a block that :func:`xprobe.ud.simple_cells`
+    checked (the sentence is rebuilt from its columns without checking again), or ``(file
+    index, line, lines)`` for any other block that parsed (parsed again when read).
+    """
+
+    _BATCH = 2000
+
+    def __init__(self, lo: int, hi: int, where: Path | None = None) -> None:
+        self.lo, self.hi = lo, hi
+        self.count = 0
+        if where is not None:
+            where.mkdir(parents=True, exist_ok=True)
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix=".xprobe-sentences-", dir=where)
+        self._batch: list[bytes] = []  # records marshalled at once: bytes, which the cyclic
+        # garbage collector does not track (tuples of lists would make it scan them, often)
+
+    def __enter__(self) -> SentenceCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+    def put(self, record: tuple) -> None:
+        self.count += 1
+        self._batch.append(marshal.dumps(record))
+        if len(self._batch) >= self._BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._batch:
+            data = zlib.compress(marshal.dumps(self._batch), 1)
+            self._file.write(len(data).to_bytes(8, "little"))
+            self._file.write(data)  # length-prefixed: marshal.load on a file reads piecemeal
+            self._batch = []
+
+    def sentences(self, names: Sequence[str]) -> Iterator[tuple[int, int, Sentence]]:
+        """``(file index, line, sentence)`` of every sentence kept, in corpus order."""
+        self._flush()
+        self._file.seek(0)
+        while size := self._file.read(8):
+            batch = marshal.loads(zlib.decompress(self._file.read(int.from_bytes(size, "little"))))
+            for record in map(marshal.loads, batch):
+                if len(record) == 3:
+                    fi, start, block = record
+                    yield fi, start, parse_block(block, start, names[fi])
+                    continue
+                fi, start, comments, cells, heads, ranges = record
+                multi = tuple(MultiwordToken(*m) for m in ranges) if ranges else ()
+                yield (
+                    fi,
+                    start,
+                    sentence_from_cells(cells, heads, multi, comments, names[fi], start),
+                )
+
+
+def count_corpus(
+    paths: Sequence[str],
+    bigrams: bool,
+    on_error: str = "raise",
+    read: ReadStats | None = None,
+    progress: object = None,
+    names: Sequence[str] | None = None,
+    cache: SentenceCache | None = None,
+) -> tuple[CorpusStats, ReadStats]:
+    """The frequency pass: surface-form, (form, UPOS) and optionally bigram counts.
+
+    ``progress`` is a tqdm-like object with ``update(n)`` (or None); ``names`` are the sources
+    as error messages should name them (default: the paths); ``cache`` receives the sentences
+    of its length range.
+    Raises :class:`InputError` on a malformed sentence unless ``on_error == "skip"``.
+    """
+    read = read if read is not None else ReadStats()
+    pairs: Counter[tuple[str, str]] = Counter()  # (form, UPOS); the form counts are summed
+    grams: Counter[tuple[str, str]] = Counter()
+    lo, hi = (cache.lo, cache.hi) if cache is not None else (1, 0)  # (1, 0): keep none
+    pending = 0
+    for fi, (path, name) in enumerate(zip(paths, names or paths, strict=True)):
+        for start, block in iter_blocks(path):
+            got = simple_cells(block)
+            if got is not None:
+                c, cells, heads, multi = got
+                f, u = _surface(cells, multi)
+                if lo <= len(f) <= hi:
+                    ranges = tuple((m.start, m.end, m.form, m.misc) for m in multi) if multi else ()
+                    cache.put((fi, start, tuple(block[:c]), cells, heads, ranges))  # type: ignore[union-attr]
+            else:
+                res = _fast_surface(block)
+                if res is None:
+                    try:
+                        sent = parse_block(block, start, name)
+                    except InputError as e:
+                        if on_error == "raise":
+                            raise
+                        read.note_skip(e)
+                        continue
+                    res = (list(sent.tokens), sentence_surface_upos(sent))
+                f, u = res
+                if lo <= len(f) <= hi:
+                    cache.put((fi, start, block))  # type: ignore[union-attr]
+            read.sentences += 1
+            pairs.update(zip(f, u, strict=True))
+            if bigrams:
+                grams.update(pairwise(f))
+            pending += 1
+            if pending == 1000 and progress is not None:
+                progress.update(pending)  # type: ignore[attr-defined]
+                pending = 0
+    if progress is not None and pending:
+        progress.update(pending)  # type: ignore[attr-defined]
+    # forms in order of first occurrence, as counting them directly would give (a form's first
+    # (form, UPOS) pair is at its first occurrence)
+    forms: Counter[str] = Counter()
+    upos: dict[str, Counter[str]] = {}
+    for (form, tag), c in pairs.items():
+        counter = upos.get(form)
+        if counter is None:
+            counter = upos[form] = Counter()
+        counter[tag] = c
+        forms[form] += c
+    return CorpusStats(forms=forms, bigrams=grams, upos=upos, sentences=read.sentences), read

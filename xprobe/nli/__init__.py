@@ -1,0 +1,13 @@
+"""The NLI stage: InferSent-style training of an English sentence encoder on SNLI/MultiNLI.
+
+Reads NLI pairs (:mod:`~xprobe.nli.data`: SNLI/MultiNLI jsonl, tsv) and word vectors; writes an
+encoder directory (:mod:`xprobe.encoders.checkpoint`) with its NLI classifier.
+:mod:`~xprobe.nli.train` trains (early stopping on dev); :mod:`~xprobe.nli.state` holds the
+resumable training state shared with :mod:`xprobe.mapping`.
+
+Entry points: :func:`train_nli` with :class:`TrainConfig`; :func:`load_classifier`.
+"""
+
+from xprobe.nli.train import TrainConfig, load_classifier, train_nli
+
+__all__ = ["TrainConfig", "load_classifier", "train_nli"]

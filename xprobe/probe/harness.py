@@ -1,0 +1,247 @@
+"""Probing orchestration: probing sets + an encoder -> result records.
+
+For each task of a probing folder: read it (SentEval or X-Probe layout), make sure it has train,
+validation and test splits (:func:`~xprobe.probe.datasets.ensure_train`), encode each split through
+the embedding cache, train and select each requested classifier for each seed, and append one
+record per (encoder, language, task, classifier, seed, split) to the results file. Work whose
+records are already present is skipped (no encoding, no training) unless ``force``.
+
+Classifiers: ``mlp`` and ``lr`` (:mod:`xprobe.probe.classifiers`), ``nb`` (Gaussian naive
+Bayes) and ``rf`` (random forest) on the embeddings (:mod:`xprobe.probe.design`), and the
+encoder-free baselines ``majority``, ``length``, ``nb-unigram``, ``nb-bigram``
+(:mod:`xprobe.probe.baselines`), whose records carry ``encoder: "baseline"``.
+
+Example::
+
+    opts = ProbeOptions(classifiers=("mlp", "majority"), seeds=2)
+    records = run_probe("bov:en.vec", "probing/en", "results.jsonl", opts)
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xprobe import __version__
+from xprobe.errors import XProbeError
+from xprobe.probe.baselines import BASELINES, run_baseline
+from xprobe.probe.cache import EmbeddingCache
+from xprobe.probe.classifiers import TrainConfig, train_select
+from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
+from xprobe.probe.records import append_records, read_records, record_key
+
+__all__ = ["CLASSIFIERS", "EMBEDDING_CLASSIFIERS", "ProbeOptions", "run_probe"]
+
+log = logging.getLogger(__name__)
+
+EMBEDDING_CLASSIFIERS = ("mlp", "lr", "nb", "rf")
+CLASSIFIERS = EMBEDDING_CLASSIFIERS + BASELINES
+
+
+@dataclass
+class ProbeOptions:
+    """What to probe and how (see ``xprobe probe --help`` for each field)."""
+
+    tasks: list[str] | None = None
+    classifiers: tuple[str, ...] = ("mlp",)
+    seeds: int = 1
+    grid: str = "default"
+    hidden: int = 150
+    max_train: int | None = None
+    batch_size: int = 128
+    cache_dir: str | os.PathLike[str] | None = None
+    force: bool = False
+    name: str | None = None
+    dataset: str | None = None
+    layout: str = "auto"
+    language: str | None = None
+    device: str = "auto"
+    train: TrainConfig = field(default_factory=TrainConfig)
+
+
+@dataclass
+class _Unit:
+    ps: ProbingSet
+    classifier: str
+    seed: int
+
+
+def run_probe(
+    encoder: Any,
+    data_dir: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    opts: ProbeOptions | None = None,
+) -> list[dict[str, Any]]:
+    """Probe ``encoder`` (a spec string, an Encoder, or None for baselines only) on every task of
+    ``data_dir``; append the records to ``out``; return the records written."""
+    from xprobe.encoders.spec import default_name
+
+    opts = opts or ProbeOptions()
+    bad = [c for c in opts.classifiers if c not in CLASSIFIERS]
+    if bad:
+        raise XProbeError(f"unknown classifier(s) {bad}; valid: {', '.join(CLASSIFIERS)}")
+    needs_encoder = any(c in EMBEDDING_CLASSIFIERS for c in opts.classifiers)
+    if needs_encoder and encoder is None:
+        raise XProbeError("--encoder is required for classifiers " + ", ".join(opts.classifiers))
+    sets = [
+        ensure_train(ps)
+        for ps in load_probing_dir(data_dir, opts.layout, opts.tasks, opts.language)
+    ]
+    for ps in sets:
+        _warn_overlap(ps)
+    dataset = opts.dataset or Path(data_dir).resolve().parent.name
+    if isinstance(encoder, str):
+        name = opts.name or default_name(encoder)
+    else:
+        name = opts.name or getattr(encoder, "id", "baseline")
+    done = {record_key(r) for r in read_records(out)} if not opts.force else set()
+    ctx = _Context(encoder, name, dataset, opts, EmbeddingCache(opts.cache_dir))
+    ctx.vocab_sets = sets if needs_encoder else []
+    todo = [
+        _Unit(ps, c, s)
+        for ps in sets
+        for c in opts.classifiers
+        for s in range(opts.seeds)
+        if opts.force or any(record_key(r) not in done for r in ctx.skeletons(ps, c, s))
+    ]
+    skipped = len(sets) * len(opts.classifiers) * opts.seeds - len(todo)
+    if skipped:
+        log.info("%d (task, classifier, seed) already recorded in %s: skipped", skipped, out)
+    written: list[dict[str, Any]] = []
+    for ps in sets:
+        units = [u for u in todo if u.ps is ps]
+        if not units:
+            continue
+        records = [r for u in units for r in ctx.run_unit(u)]
+        append_records(out, records, replace=opts.force)
+        written.extend(records)
+    return written
+
+
+class _Context:
+    def __init__(self, encoder: Any, name: str, dataset: str, opts: ProbeOptions, cache) -> None:
+        self.spec = encoder
+        self.encoder = None if isinstance(encoder, str) else encoder
+        self.name, self.dataset, self.opts, self.cache = name, dataset, opts, cache
+        self.vocab_sets: list[ProbingSet] = []
+        self._emb: dict[tuple[str, str], np.ndarray] = {}
+
+    def encoder_id(self) -> str:
+        if self.encoder is None:
+            self._load_encoder()
+        return str(self.encoder.id)  # type: ignore[union-attr]
+
+    def _load_encoder(self) -> None:
+        from xprobe.encoders.spec import parse_encoder
+        from xprobe.probe.classifiers import resolve_device
+
+        vocab = {
+            t for ps in self.vocab_sets for toks in ps.tokens.values() for s in toks for t in s
+        }
+        device = resolve_device(self.opts.device)
+        self.encoder = parse_encoder(self.spec, vocab=vocab or None, device=device)
+
+    def base(self, ps: ProbingSet, classifier: str, seed: int) -> dict[str, Any]:
+        baseline = classifier in BASELINES
+        return {
+            "encoder": "baseline" if baseline else self.name,
+            "encoder_id": "none" if baseline else self.encoder_id(),
+            "dataset": self.dataset,
+            "language": ps.language,
+            "task": ps.task,
+            "classifier": classifier,
+            "seed": seed,
+            "metric": "accuracy",
+            "dataset_hash": ps.sha256,
+            "protocol": ps.protocol,
+            "grid": self.opts.grid if classifier in ("lr", "mlp") else "none",
+            "max_train": self.opts.max_train,
+            "version": __version__,
+        }
+
+    def skeletons(self, ps: ProbingSet, classifier: str, seed: int) -> list[dict[str, Any]]:
+        b = self.base(ps, classifier, seed)
+        return [{**b, "split": s} for s in ("dev", "test")]
+
+    def embeddings(self, ps: ProbingSet, split: str) -> np.ndarray:
+        key = (ps.sha256 + ps.protocol, split)
+        if key not in self._emb:
+            from xprobe.encoders.spec import NpyEmbeddings
+
+            if self.encoder is None:
+                self._load_encoder()
+            enc = self.encoder
+            if isinstance(enc, NpyEmbeddings):
+                self._emb[key] = enc.for_rows(ps.file, ps.rows[split])
+            else:
+                desc = f"encode {ps.language}/{ps.task}/{split}"
+                self._emb[key] = self.cache.get_or_encode(
+                    enc, ps.tokens[split], self.opts.batch_size, desc
+                )
+        return self._emb[key]
+
+    def run_unit(self, u: _Unit) -> list[dict[str, Any]]:
+        ps, idx = _subsample(u.ps, self.opts.max_train, u.seed)
+        log.info("%s %s/%s %s seed %d", self.name, ps.language, ps.task, u.classifier, u.seed)
+        if u.classifier in BASELINES:
+            res = run_baseline(u.classifier, ps, u.seed)
+            dev, test, hp, n_tr = res.dev_acc, res.test_acc, res.params, res.n_train
+        else:
+            x = [self.embeddings(u.ps, s) for s in ("tr", "va", "te")]
+            xtr = x[0] if idx is None else x[0][idx]
+            y = (ps.y("tr"), ps.y("va"), ps.y("te"))
+            dev, test, hp = self._fit(u.classifier, xtr, x[1], x[2], y, u.seed, len(ps.labels))
+            n_tr = len(y[0])
+        b = self.base(u.ps, u.classifier, u.seed)
+        out = []
+        for split, value, n in (("dev", dev, ps.size("va")), ("test", test, ps.size("te"))):
+            out.append(
+                {**b, "split": split, "value": round(float(value), 6), "n_train": n_tr,
+                 "n_test": n, "hyperparameters": hp}
+            )  # fmt: skip
+        return out
+
+    def _fit(self, clf: str, xtr, xva, xte, y, seed: int, n_classes: int):
+        if clf in ("lr", "mlp"):
+            cfg = replace(self.opts.train, device=self.opts.device)
+            r = train_select(
+                xtr, y[0], xva, y[1], xte, y[2], kind=clf, grid=self.opts.grid, seed=seed,
+                n_classes=n_classes, hidden=self.opts.hidden, config=cfg,
+            )  # fmt: skip
+            hp = {"l2": r.selected.l2, "epochs": r.epochs}
+            if clf == "mlp":
+                hp.update(hidden=r.selected.hidden, dropout=r.selected.dropout)
+            return r.dev_acc, r.test_acc, hp
+        from xprobe.probe.design import fit_sklearn
+
+        r = fit_sklearn(clf, xtr, y[0], xva, y[1], xte, y[2], seed)
+        return r.dev_acc, r.test_acc, r.params
+
+
+def _subsample(ps: ProbingSet, n: int | None, seed: int) -> tuple[ProbingSet, np.ndarray | None]:
+    """At most ``n`` training sentences, class-balanced (see design.balanced_subsample)."""
+    if n is None or ps.size("tr") <= n:
+        return ps, None
+    from xprobe.probe.design import balanced_subsample
+
+    idx = balanced_subsample(ps.y("tr"), n, seed, ps.language, ps.task)
+    tokens = dict(ps.tokens, tr=[ps.tokens["tr"][i] for i in idx])
+    labels = dict(ps.labels_of, tr=[ps.labels_of["tr"][i] for i in idx])
+    rows = dict(ps.rows, tr=ps.rows["tr"][idx])
+    return replace(ps, tokens=tokens, labels_of=labels, rows=rows, _index={}), idx
+
+
+def _warn_overlap(ps: ProbingSet) -> None:
+    """Warn when test sentences also occur in the training split (a leaky data set)."""
+    train = set(ps.tokens["tr"])
+    shared = sum(1 for s in ps.tokens["te"] if s in train)
+    if shared > 0.01 * max(ps.size("te"), 1):
+        log.warning(
+            "%s: %d of %d test sentences also occur in the training split; accuracies "
+            "will be inflated", ps.source, shared, ps.size("te"),
+        )  # fmt: skip

@@ -1,0 +1,169 @@
+"""Design-choice robustness (Eger, Daxenberger & Gurevych 2020).
+
+Probe the same encoders with several classifiers (LR, MLP, naive Bayes, random forest) and
+training sizes (class-balanced subsamples: 2k, 5k, 10k, 20k, 30k, 100k by default), then ask how
+stable the *ranking of encoders* is across these settings:
+
+* ``sim_c(s, t)``: for classifier c, the correlation (Spearman or Kendall) between the encoders'
+  scores at sizes s and t, set to 0 when its p-value exceeds 0.2, averaged over tasks (Eq. 1);
+  ``sim_c(s)``: its mean over all sizes t (Eq. 2);
+* ``sim_{c,d}(s, t)``: the same between classifiers c and d (Eq. 3), summarised as min/avg;
+* ``mu(c, s)``: per task, the correlation between the ranking of setting (c, s) and the ranking
+  with most support over all settings, counted when at least 0.75, summed over tasks (Eq. 4).
+  The ranking with most Spearman support is found exactly by sorting encoders by mean rank
+  (minimising the summed squared rank differences is the rearrangement problem); for Kendall the
+  same ranking is used (the Borda approximation of the Kemeny ranking).
+
+The measurements are ordinary probe records (``xprobe probe --classifier lr mlp nb rf
+--max-train N``, one run per size: :func:`robustness_study`), so they share the embedding cache;
+:func:`stability` works on those records.
+
+Example::
+
+    recs = robustness_study(["bov:en.vec", "pmeans:en.vec", "random:bilstm-max:en.vec"],
+                            "probing/en", "robust.jsonl", sizes=(2000, 10000))
+    rep = stability(recs)
+    rep.most_stable[:3]
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from xprobe.errors import XProbeError
+
+__all__ = [
+    "ROBUSTNESS_CLASSIFIERS",
+    "SIZES",
+    "StabilityReport",
+    "robustness_study",
+    "stability",
+]
+
+SIZES = (2000, 5000, 10000, 20000, 30000, 100000)
+ROBUSTNESS_CLASSIFIERS = ("lr", "mlp", "nb", "rf")
+
+
+def robustness_study(
+    encoders: Sequence[str],
+    data_dir: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    sizes: Sequence[int] = SIZES,
+    classifiers: Sequence[str] = ROBUSTNESS_CLASSIFIERS,
+    opts: Any = None,
+) -> list[dict[str, Any]]:
+    """Probe every encoder spec at every training size with every classifier (records appended
+    to ``out``; reruns skip what is recorded); returns all records of ``out`` for these runs."""
+    from xprobe.probe.harness import ProbeOptions, run_probe
+    from xprobe.probe.records import read_records
+
+    base = opts or ProbeOptions()
+    for spec in encoders:
+        for size in sizes:
+            run_probe(spec, data_dir, out, replace(base, classifiers=tuple(classifiers),
+                                                   max_train=int(size)))  # fmt: skip
+    return read_records(out)
+
+
+@dataclass
+class StabilityReport:
+    """Stability scores; settings are (classifier, size) pairs, sizes are ``max_train`` values."""
+
+    method: str
+    encoders: list[str]
+    tasks: list[str]
+    size_sim: dict[str, dict[tuple[int, int], float]]
+    size_stability: dict[str, dict[int, float]]
+    classifier_sim: dict[tuple[str, str], dict[str, float]]
+    mu: dict[tuple[str, int], float]
+    most_stable: list[tuple[tuple[str, int], float]]
+
+
+def _corr(a: np.ndarray, b: np.ndarray, method: str, p_max: float) -> float:
+    from scipy.stats import kendalltau, spearmanr
+
+    if len(a) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return 0.0
+    res = spearmanr(a, b) if method == "spearman" else kendalltau(a, b)
+    rho, p = float(res[0]), float(res[1])
+    if not np.isfinite(rho) or p > p_max:
+        return 0.0
+    return rho
+
+
+def _table(records: Iterable[dict[str, Any]]):
+    """(classifier, size) -> task -> encoder -> mean test accuracy over seeds."""
+    acc: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for r in records:
+        if r["split"] != "test" or r["encoder"] == "baseline":
+            continue
+        size = r["max_train"] if r["max_train"] is not None else r["n_train"]
+        acc[(r["classifier"], int(size))][r["task"]][r["encoder"]].append(r["value"])
+    return acc
+
+
+def stability(
+    records: Iterable[dict[str, Any]],
+    method: str = "spearman",
+    p_max: float = 0.2,
+    closeness: float = 0.75,
+) -> StabilityReport:
+    """Eger et al.'s stability scores from probe records (test split; mean over seeds).
+
+    Only (task, encoder) cells present in every setting are used; at least 3 encoders needed.
+    """
+    acc = _table(records)
+    settings = sorted(acc)
+    if not settings:
+        raise XProbeError("no probe records (test split, non-baseline) to compute stability from")
+    tasks = sorted(set.intersection(*(set(acc[s]) for s in settings)))
+    encs = sorted(
+        set.intersection(*(set(acc[s][t]) for s in settings for t in tasks)) if tasks else set()
+    )
+    if len(encs) < 3 or not tasks:
+        raise XProbeError(
+            f"stability needs >= 3 encoders measured in every setting; found {len(encs)}"
+        )
+    vec = {(s, t): np.array([np.mean(acc[s][t][e]) for e in encs]) for s in settings for t in tasks}
+
+    def sim(s1, s2) -> float:
+        return float(np.mean([_corr(vec[(s1, t)], vec[(s2, t)], method, p_max) for t in tasks]))
+
+    clfs = sorted({c for c, _ in settings})
+    sizes = {c: sorted(s for cc, s in settings if cc == c) for c in clfs}
+    size_sim = {c: {(a, b): sim((c, a), (c, b)) for a in sizes[c] for b in sizes[c]} for c in clfs}
+    size_stab = {
+        c: {a: float(np.mean([size_sim[c][(a, b)] for b in sizes[c]])) for a in sizes[c]}
+        for c in clfs
+    }
+    clf_sim = {}
+    for c, d in itertools.combinations(clfs, 2):
+        vals = [sim((c, a), (d, b)) for a in sizes[c] for b in sizes[d]]
+        clf_sim[(c, d)] = {"min": float(np.min(vals)), "avg": float(np.mean(vals))}
+    mu = _mu(vec, settings, tasks, method, closeness)
+    ranked = sorted(mu.items(), key=lambda kv: (-kv[1], kv[0]))
+    return StabilityReport(method, encs, tasks, size_sim, size_stab, clf_sim, mu, ranked)
+
+
+def _mu(vec, settings, tasks, method: str, closeness: float) -> dict[tuple[str, int], float]:
+    from scipy.stats import kendalltau, rankdata, spearmanr
+
+    mu = dict.fromkeys(settings, 0.0)
+    for t in tasks:
+        ranks = {s: rankdata(-vec[(s, t)]) for s in settings}
+        consensus = rankdata(np.mean([ranks[s] for s in settings], axis=0), method="ordinal")
+        for s in settings:
+            if np.ptp(ranks[s]) == 0:
+                continue
+            f = spearmanr if method == "spearman" else kendalltau
+            rho = float(f(ranks[s], consensus)[0])
+            if np.isfinite(rho) and rho >= closeness:
+                mu[s] += rho
+    return mu

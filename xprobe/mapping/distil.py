@@ -223,7 +223,7 @@ def distil(cfg: DistilConfig) -> dict[str, Any]:
         )
     device = resolve_device(cfg.device)
     corpus, source = load_corpus(cfg)
-    teacher = load_teacher(cfg.teacher, english_vocab(corpus), device)
+    teacher = load_teacher(cfg.teacher, english_vocab(corpus), device, cfg.source_lang)
     head, xnli = _head_and_xnli(cfg, int(teacher.dim), device)
     target_words = {t for _, s in corpus.train + corpus.heldout for t in s}
     if xnli is not None:

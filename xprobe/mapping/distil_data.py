@@ -66,16 +66,17 @@ def english_vocab(corpus) -> set[str]:
     return {t for s, _ in corpus.train + corpus.heldout for t in s}
 
 
-def load_teacher(spec: str, vocab: set[str], device: str):
+def load_teacher(spec: str, vocab: set[str], device: str, lang: str = "en"):
     """The frozen teacher a spec names (encode only: nothing ever trains it)."""
     from xprobe.nli.head import load_frozen_encoder
 
-    teacher = load_frozen_encoder(spec, vocab, device)
-    module = getattr(teacher, "module", None)
-    if module is not None:  # a torch-backed teacher: make frozen explicit
-        module.eval()
-        for p in module.parameters():
-            p.requires_grad_(False)
+    teacher = load_frozen_encoder(spec, vocab, device, lang)
+    for name in ("module", "model"):  # a torch-backed teacher: make frozen explicit
+        module = getattr(teacher, name, None)
+        if module is not None and hasattr(module, "parameters"):
+            module.eval()
+            for p in module.parameters():
+                p.requires_grad_(False)
     return teacher
 
 

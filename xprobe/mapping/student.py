@@ -126,11 +126,12 @@ class TransformerStudent:
         return int(self.model(self._features(["a"]))["sentence_embedding"].shape[1])
 
     def prepare(self, sentences: Sequence[Sequence[str]]) -> list[str]:
-        """Moses tokens -> text in the student's language (sacremoses detokeniser)."""
-        from sacremoses import MosesDetokenizer
+        """Moses tokens -> text in the student's language, detokenised exactly as the ``hf:``
+        and ``st:`` encoders do for probing (:class:`xprobe.encoders.detok.Detokenizer`)."""
+        from xprobe.encoders.detok import Detokenizer
 
-        detok = MosesDetokenizer(lang=self.lang)
-        return [detok.detokenize(list(s)) for s in sentences]
+        detok = Detokenizer(self.lang)
+        return [detok.detokenize(list(s)).strip() for s in sentences]
 
     def _features(self, texts: list[str]) -> dict[str, Any]:
         tokenize = getattr(self.model, "preprocess", None) or self.model.tokenize

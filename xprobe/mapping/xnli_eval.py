@@ -98,7 +98,7 @@ def evaluate_xnli(cfg: XNLIEval) -> dict[str, Any]:
     clf, meta = load_head(cfg.head, device=device)
     prem, hyp, labels = _tokenized(cfg)
     vocab = {t for s in prem + hyp for t in s}
-    encoder = load_frozen_encoder(cfg.encoder, vocab, device)
+    encoder = load_frozen_encoder(cfg.encoder, vocab, device, cfg.lang)
     if int(encoder.dim) != int(meta["dim"]):
         raise XProbeError(
             f"{cfg.head}: the NLI head reads {meta['dim']}-d vectors, encoder {cfg.encoder} gives "

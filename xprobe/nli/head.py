@@ -72,13 +72,16 @@ class HeadConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def load_frozen_encoder(spec: str, vocab: set[str], device: str):
-    """The encoder a spec names, refusing precomputed (``npy:``) embeddings."""
+def load_frozen_encoder(spec: str, vocab: set[str], device: str, lang: str | None = None):
+    """The encoder a spec names, refusing precomputed (``npy:``) embeddings; ``lang`` is the
+    language of the sentences it will see (transformers detokenise in it)."""
     from xprobe.encoders.spec import NpyEmbeddings, parse_encoder
 
     enc = parse_encoder(spec, vocab=vocab, device=device)
     if isinstance(enc, NpyEmbeddings):
         raise XProbeError(f"--encoder {spec}: precomputed embeddings cannot encode NLI pairs")
+    if lang and hasattr(enc, "set_language"):
+        enc.set_language(lang)
     return enc
 
 
@@ -179,7 +182,7 @@ def train_head(cfg: HeadConfig) -> dict[str, Any]:
     if cfg.test:
         raw["test"] = read_pairs([cfg.test], tok)
     vocab = {t for pairs in raw.values() for p in pairs for t in (*p.premise, *p.hypothesis)}
-    encoder = load_frozen_encoder(cfg.encoder, vocab, device)
+    encoder = load_frozen_encoder(cfg.encoder, vocab, device, cfg.lang)
     cache = vector_cache_dir(cfg.cache_dir)
     splits = {name: pair_vectors(encoder, pairs, cache, name) for name, pairs in raw.items()}
     with torch.random.fork_rng(devices=[]):

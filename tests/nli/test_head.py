@@ -134,3 +134,30 @@ def test_xnli_dimension_mismatch_is_one_clear_error(toy, capsys, tmp_path):
         from xprobe.mapping.xnli_eval import bootstrap_interval
 
         bootstrap_interval(np.zeros(0))
+
+
+class _Counting:
+    """A real (tiny) encoder: vector = [length, number of 'a' tokens]; counts what it encodes."""
+
+    id = "counting-v1"
+    dim = 2
+
+    def __init__(self) -> None:
+        self.seen: list[list[str]] = []
+
+    def encode(self, batch):
+        self.seen += [list(s) for s in batch]
+        return np.array([[len(s), s.count("a")] for s in batch], dtype=np.float32)
+
+
+def test_cached_vectors_encode_each_distinct_sentence_once(tmp_path):
+    from xprobe.nli.vectors import cached_vectors
+
+    sents = [["a", "b"], ["c"], ["a", "b"], ["a", "a", "a"], ["c"]]
+    enc = _Counting()
+    vecs = cached_vectors(enc, sents, tmp_path, desc="t")
+    assert vecs.tolist() == [[2, 1], [1, 0], [2, 1], [3, 3], [1, 0]]  # rows in input order
+    assert enc.seen == [["a", "b"], ["c"], ["a", "a", "a"]]
+    again = cached_vectors(enc, sents, tmp_path, desc="t")
+    assert len(enc.seen) == 3 and np.array_equal(again, vecs)  # from the cache
+    assert cached_vectors(enc, sents, None).tolist() == vecs.tolist()  # no cache: same rows

@@ -69,9 +69,23 @@ def cached_vectors(
 ) -> np.ndarray:
     """``encoder``'s float32 ``(n, dim)`` vectors of ``sentences``: cached, or encoded and stored.
 
-    ``cache=None`` encodes without storing. Raises :class:`XProbeError` when the encoder returns
-    a wrongly shaped array.
+    Each distinct sentence is encoded once (NLI premises come three times). ``cache=None``
+    encodes without storing. Raises :class:`XProbeError` when the encoder returns a wrongly
+    shaped array.
     """
+    keys = [tuple(s) for s in sentences]
+    first: dict[tuple[str, ...], int] = {}
+    where = np.array([first.setdefault(k, len(first)) for k in keys], dtype=np.int64)
+    if len(first) < len(keys):
+        unique = [list(k) for k in first]
+        vecs = _cached(encoder, unique, cache, desc, chunk)
+        return np.asarray(vecs)[where]
+    return _cached(encoder, sentences, cache, desc, chunk)
+
+
+def _cached(
+    encoder: Encoder, sentences: Sequence[Sequence[str]], cache: Path | None, desc: str, chunk: int
+) -> np.ndarray:
     from numpy.lib.format import open_memmap
     from tqdm import tqdm
 

@@ -128,7 +128,7 @@ def stage_xnli(work: Path, args: argparse.Namespace) -> dict:
             work, f"st:{work / f'student-lam{lam}'}", "de", f"minilm-de-lam{lam}"
         )
     en = res["teacher_en"]["accuracy"]
-    for key, rec in list(res.items()):
+    for rec in res.values():
         rec["ratio_to_teacher_en"] = round(rec["accuracy"] / en, 4)
     return res
 

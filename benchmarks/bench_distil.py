@@ -12,6 +12,10 @@ Stages (each resumable/cached in ``--work``, default ``.bench/distil``, git-igno
             vectors are computed once (shared cache) for both.
 ``xnli``    XNLI test (5,010 pairs) with bootstrap 95% intervals: the teacher on English, the
             teacher itself on German (no distillation), each student on German.
+``probe``   the nine X-Probe tasks on a seeded subsample of the original sets (``--probe-n``
+            sentences of va and of te per task, written under WORK): the teacher on English, the
+            lambda 0.25 student and the undistilled teacher on German; LR probe, one seed.
+            Layer by layer where ``probe`` gives per-layer records, else the pooled output.
 
 Everything runs on the CPU with one torch thread (the machine is shared). Prints a JSON summary
 (also written to ``WORK/summary.json``).
@@ -30,6 +34,7 @@ import os
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -78,7 +83,7 @@ def stage_head(work: Path, args: argparse.Namespace) -> dict:
         xprobe("-q", "train-nli", "--frozen", f"st:{teacher_dir()}",
                "--train", str(SHARED / "snli" / "snli_1.0_dev.jsonl.gz"),
                "--dev", str(SHARED / "xnli" / "dev-en.tsv"), "--out", str(head),
-               "--seed", "1", "--device", "cpu", "--threads", "1",
+               "--lr", "0.005", "--patience", "5", "--seed", "1", "--device", "cpu", "--threads", "1",
                "--cache-dir", str(work / "cache"))  # fmt: skip
     meta = json.loads((head / "head.json").read_text())
     keys = ("best_dev_acc", "best_epoch", "dev_majority_acc", "pairs", "encoder_id")
@@ -133,7 +138,54 @@ def stage_xnli(work: Path, args: argparse.Namespace) -> dict:
     return res
 
 
-STAGES = {"head": stage_head, "distil": stage_distil, "xnli": stage_xnli}
+def subsample(lang: str, n: int, work: Path) -> Path:
+    """A seeded subsample (n lines of va, n of te) of the original X-Probe sets of ``lang``."""
+    import numpy as np
+
+    out = work / "xprobe-sub" / lang
+    for task_dir in sorted((SHARED / "xprobe" / lang).iterdir()):
+        for split in ("va", "te"):
+            target = out / task_dir.name / f"{split}.txt"
+            if target.is_file():
+                continue
+            lines = (task_dir / f"{split}.txt").read_text(encoding="utf-8").splitlines()
+            rows = np.random.default_rng(zlib.crc32(f"{task_dir.name}/{split}".encode()))
+            keep = sorted(rows.permutation(len(lines))[:n])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("".join(lines[i] + "\n" for i in keep), encoding="utf-8")
+    return out
+
+
+def _probe(work: Path, encoder: str, lang: str, name: str, n: int) -> list[dict]:
+    results = work / f"probe-{name}.jsonl"
+    xprobe("-q", "probe", "--encoder", encoder, "--data", str(subsample(lang, n, work)),
+           "--lang", lang, "--out", str(results), "--classifier", "lr", "--name", name,
+           "--device", "cpu", "--cache-dir", str(work / "probe-cache"))  # fmt: skip
+    recs = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    return [r for r in recs if r["split"] == "test"]
+
+
+def stage_probe(work: Path, args: argparse.Namespace) -> dict:
+    teacher = f"st:{teacher_dir()}"
+    runs = {
+        "teacher_en": (teacher, "en", "minilm"),
+        "student_de": (f"st:{work / 'student-lam0.25'}", "de", "minilm-de-lam0.25"),
+        "teacher_de": (teacher, "de", "minilm-undistilled"),
+    }
+    table: dict[str, dict[str, float]] = {}
+    for key, (enc, lang, name) in runs.items():
+        for r in _probe(work, enc, lang, name, args.probe_n):
+            col = key if r.get("layer") is None else f"{key}@{r['layer']}"
+            table.setdefault(r["task"], {})[col] = round(r["value"], 4)
+    for row in table.values():
+        for col in [c for c in row if c.startswith("student_de")]:
+            ref = row.get(col.replace("student_de", "teacher_en"))
+            if ref:
+                row[col.replace("student_de", "ratio")] = round(row[col] / ref, 3)
+    return table
+
+
+STAGES = {"head": stage_head, "distil": stage_distil, "xnli": stage_xnli, "probe": stage_probe}
 
 
 def main() -> None:
@@ -144,6 +196,7 @@ def main() -> None:
     p.add_argument("--heldout", type=int, default=300)
     p.add_argument("--xnli-dev", type=int, default=600, help="XNLI de dev pairs for stopping")
     p.add_argument("--eval-every", type=int, default=50)
+    p.add_argument("--probe-n", type=int, default=1000, help="va and te lines per probing task")
     args = p.parse_args()
     if not SHARED.is_dir():
         raise SystemExit(f"{SHARED}: shared data not found")

@@ -233,3 +233,34 @@ def test_vector_student_with_xnli_head_stopping(world, tmp_path):
     assert load_encoder(out).dim == 16  # hidden sized to the teacher: 2 x 8
     assert read_config(out)["extra"]["teacher"] == str(world / "teacher")
     assert teacher_of(out)["teacher_id"] == report["teacher_id"]
+
+
+def test_distillation_recipe(world, tmp_path):
+    """The recipe format carries a student: same TOML file, flags still override it."""
+    import argparse
+
+    from xprobe.commands import map as map_cmd
+    from xprobe.mapping.recipes import RecipeError, load_recipe
+
+    body = (f'pair = "en-xx"\ntarget_lang = "de"\nteacher = "st:{world / "st-teacher"}"\n'
+            f'student = "hf:{world / "st-teacher"}"\nout = "{tmp_path / "out"}"\n'
+            f'[parallel]\ntsv = "{world / "par.tsv"}"\nheldout = 40\n'
+            '[training]\nlambda = 0.1\nepochs = 1\nbatch_size = 16\n'
+            '[stopping]\nmetric = "heldout_mse"\n')  # fmt: skip
+    recipe = tmp_path / "en-xx.toml"
+    recipe.write_text(body, encoding="utf-8")
+    assert load_recipe(str(recipe)).student.startswith("hf:")
+    parser = argparse.ArgumentParser()
+    map_cmd.add_arguments(parser)
+    cfg = map_cmd.build_distil_config(parser.parse_args(["--recipe", str(recipe), "--lr", "0.01"]))
+    assert (cfg.lam, cfg.epochs, cfg.batch_size, cfg.lr, cfg.heldout) == (0.1, 1, 16, 0.01, 40)
+    assert cfg.student == f"hf:{world / 'st-teacher'}" and cfg.nli_head is None
+    assert cfg.xnli_dev is None and cfg.parallel_tsv == str(world / "par.tsv")
+    assert main(["-q", "map", "--recipe", str(recipe), "--device", "cpu"]) == 0
+    assert (tmp_path / "out" / "xprobe_student.json").is_file()
+    recipe.write_text(body.replace("heldout_mse", "xnli_accuracy"), encoding="utf-8")
+    with pytest.raises(RecipeError, match="nli_head"):
+        load_recipe(str(recipe))
+    recipe.write_text(body.replace("heldout_mse", "accuracy"), encoding="utf-8")
+    with pytest.raises(RecipeError, match="xnli_accuracy, heldout_mse"):
+        load_recipe(str(recipe))

@@ -152,8 +152,12 @@ def _from_recipe(args: argparse.Namespace) -> dict[str, Any]:
         "min_length": r.parallel.min_length, "max_length": r.parallel.max_length,
         "max_ratio": r.parallel.max_ratio, "max_vocab": r.vectors.max_vocab,
         "parallel_src": at(r.parallel.src), "parallel_tgt": at(r.parallel.tgt),
-        "parallel_tsv": at(r.parallel.tsv), "recipe": r,
+        "parallel_tsv": at(r.parallel.tsv), "recipe": r, "student": r.student,
+        "pooling": r.pooling, "projection": r.projection or None,
+        "nli_head": r.stopping.nli_head,
     }  # fmt: skip
+    if r.student and r.stopping.metric == "heldout_mse":
+        fields["xnli_dev"] = None  # held-out MSE stops the run
     return {k: v for k, v in fields.items() if v not in ("", None)}
 
 
@@ -184,6 +188,8 @@ def build_config(args: argparse.Namespace):
 
     fields = _from_recipe(args)
     recipe, max_vocab = fields.pop("recipe", None), fields.pop("max_vocab", 200000)
+    for name in ("student", "pooling", "projection", "nli_head"):  # distillation only
+        fields.pop(name, None)
     for name in _FLAG_FIELDS:
         if getattr(args, name, None) is not None:
             fields[name] = getattr(args, name)
@@ -251,7 +257,9 @@ def build_distil_config(args: argparse.Namespace):
     if args.hidden is not None:
         fields["sizes"] = {"hidden": args.hidden}
     fields.update(device=args.device, resume=args.resume, threads=args.threads)
-    fields["projection"] = bool(args.projection)
+    fields["projection"] = bool(args.projection or fields.get("projection"))
+    if "{arch}" in fields["out"]:
+        fields["out"] = fields["out"].replace("{arch}", fields["student"].rpartition("/")[2])
     return DistilConfig(**fields)
 
 
@@ -276,7 +284,7 @@ def _run_distil(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     from xprobe.mapping.sentences import map_encoder
 
-    if args.student:
+    if args.student or _from_recipe(args).get("student"):
         return _run_distil(args)
     cfg = build_config(args)
     summary = map_encoder(cfg)

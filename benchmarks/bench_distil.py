@@ -83,8 +83,8 @@ def stage_head(work: Path, args: argparse.Namespace) -> dict:
         xprobe("-q", "train-nli", "--frozen", f"st:{teacher_dir()}",
                "--train", str(SHARED / "snli" / "snli_1.0_dev.jsonl.gz"),
                "--dev", str(SHARED / "xnli" / "dev-en.tsv"), "--out", str(head),
-               "--lr", "0.005", "--patience", "5", "--seed", "1", "--device", "cpu", "--threads", "1",
-               "--cache-dir", str(work / "cache"))  # fmt: skip
+               "--lr", "0.005", "--patience", "5", "--seed", "1", "--device", "cpu",
+               "--threads", "1", "--cache-dir", str(work / "cache"))  # fmt: skip
     meta = json.loads((head / "head.json").read_text())
     keys = ("best_dev_acc", "best_epoch", "dev_majority_acc", "pairs", "encoder_id")
     return {k: meta[k] for k in keys}

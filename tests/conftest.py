@@ -45,3 +45,21 @@ def _one_torch_thread() -> None:
     except ImportError:  # pragma: no cover - torch is a dependency
         return
     torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer BERT with a tiny vocabulary, saved with save_pretrained (tests/tiny_models.py)."""
+    pytest.importorskip("transformers")
+    from tests.tiny_models import build_tiny_bert
+
+    return build_tiny_bert(tmp_path_factory.mktemp("tiny-bert") / "tiny-bert")
+
+
+@pytest.fixture(scope="session")
+def tiny_st(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sentence-transformers model (mean pooling, Normalize) on top of ``tiny_bert``."""
+    pytest.importorskip("sentence_transformers")
+    from tests.tiny_models import build_tiny_st
+
+    return build_tiny_st(tiny_bert, tmp_path_factory.mktemp("tiny-st") / "tiny-st")

@@ -95,7 +95,7 @@ def test_layers_subset_and_id(tiny_bert: Path) -> None:
 
 
 def test_revision_changes_with_weights(tiny_bert: Path, tmp_path: Path) -> None:
-    from tests.encoders.conftest import build_tiny_bert
+    from tests.tiny_models import build_tiny_bert
 
     same = tmp_path / "same"
     shutil.copytree(tiny_bert, same)

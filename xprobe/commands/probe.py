@@ -12,11 +12,20 @@ Encoder specs:
   random:ARCH:PATH[:SEED]     untrained neural encoder    npy:FILE.npy  precomputed (file order)
   python:module:function      callable(list of token lists) -> array
   DIR                         a checkpoint from train-nli / map
+  hf:PATH[OPTS]               a transformers model (directory or hub name), probed layer by
+                              layer: OPTS = pooling=mean|cls|first|last, layers=all|N|A-B|N,M,
+                              detok=auto|none|LANG, max_length=N (e.g. hf:xlm-r[cls,layers=0-6])
+  st:PATH[OPTS]               a sentence-transformers model with its own pooling (layers=...)
+
+Layer-wise encoders (hf:, st:) give one record per layer (its "layer" field; 0 = the embedding
+layer); all layers come from one forward pass, are cached per layer, and every layer's
+classifiers are trained together.
 
 Examples:
   xprobe probe --encoder bov:vectors/en.vec --data probing/en --out results/en.jsonl
   xprobe probe --data probing/en --out results/en.jsonl --classifier majority length nb-unigram
   xprobe probe --encoder models/de-bilstm-max --data probing/de --out r.jsonl --seeds 3 --grid full
+  xprobe probe --encoder "st:models/all-MiniLM-L6-v2" --data probing/en --out r.jsonl --threads 2
 """
 
 from __future__ import annotations
@@ -94,6 +103,40 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="class-balanced subsample of at most N training sentences",
     )
     p.add_argument(
+        "--max-dev",
+        type=int,
+        metavar="N",
+        help="at most N validation sentences (a seeded sample, the same for every seed and "
+        "encoder); only those are encoded",
+    )
+    p.add_argument(
+        "--max-test",
+        type=int,
+        metavar="N",
+        help="at most N test sentences (as --max-dev)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="torch threads for encoding and training (default 1: on a busy machine torch's "
+        "default of one per core ran a probe 16x slower, same accuracies; raise it on idle cores)",
+    )
+    p.add_argument(
+        "--lowercase",
+        action="store_true",
+        help="bov:/pmeans:/random: look words up lower-cased (for lower-cased vector files; "
+        "without it every capitalised word is missing from such a file)",
+    )
+    p.add_argument(
+        "--cache-dtype",
+        choices=("float32", "float16"),
+        default="float32",
+        help="how embeddings are stored in the cache (float16 halves the disk; see "
+        "BENCHMARKS.md for its effect on accuracies)",
+    )
+    p.add_argument(
         "--device",
         choices=("auto", "cpu", "cuda"),
         default="auto",
@@ -159,6 +202,11 @@ def run(args: argparse.Namespace) -> int:
         layout=args.layout,
         language=args.lang,
         device=args.device,
+        threads=args.threads,
+        max_dev=args.max_dev,
+        max_test=args.max_test,
+        lowercase=args.lowercase,
+        cache_dtype=args.cache_dtype,
         train=TrainConfig(
             batch_size=args.train_batch,
             lr=args.lr,
@@ -182,6 +230,8 @@ def summary_table(records: list[dict]) -> str:
             cells[(r["task"], r["classifier"])].append(100 * r["value"])
     tasks = list(dict.fromkeys(t for t, _ in cells))
     clfs = list(dict.fromkeys(c for _, c in cells))
+    if any(r.get("layer") is not None for r in records):
+        return layer_summary(records)
     lines = ["task".ljust(12) + "".join(c.rjust(14) for c in clfs)]
     for t in tasks:
         row = t.ljust(12)
@@ -191,3 +241,23 @@ def summary_table(records: list[dict]) -> str:
             row += txt.rjust(14)
         lines.append(row)
     return "\n".join(lines)
+
+
+def layer_summary(records: list[dict]) -> str:
+    """Mean test accuracy in %, rows tasks, columns layers (per classifier)."""
+    import numpy as np
+
+    cells: dict[tuple[str, str, int], list[float]] = defaultdict(list)
+    for r in records:
+        if r["split"] == "test" and r.get("layer") is not None:
+            cells[(r["classifier"], r["task"], r["layer"])].append(100 * r["value"])
+    layers = sorted({k[2] for k in cells})
+    out = []
+    for clf in dict.fromkeys(k[0] for k in cells):
+        out.append(f"{clf}: test accuracy (%) per layer")
+        out.append("task".ljust(12) + "".join(f"L{x}".rjust(7) for x in layers))
+        for task in dict.fromkeys(k[1] for k in cells if k[0] == clf):
+            vals = [cells.get((clf, task, x)) for x in layers]
+            row = "".join((f"{np.mean(v):.1f}" if v else "").rjust(7) for v in vals)
+            out.append(task.ljust(12) + row)
+    return "\n".join(out)

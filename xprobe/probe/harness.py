@@ -30,9 +30,10 @@ import numpy as np
 from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.probe.baselines import BASELINES, run_baseline
-from xprobe.probe.cache import EmbeddingCache
+from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
+from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
 from xprobe.probe.records import append_records, read_records, record_key
 
 __all__ = ["CLASSIFIERS", "EMBEDDING_CLASSIFIERS", "ProbeOptions", "run_probe"]
@@ -62,6 +63,11 @@ class ProbeOptions:
     language: str | None = None
     device: str = "auto"
     train: TrainConfig = field(default_factory=TrainConfig)
+    threads: int | None = None
+    max_dev: int | None = None
+    max_test: int | None = None
+    lowercase: bool = False
+    cache_dtype: str = "float32"
 
 
 @dataclass
@@ -82,6 +88,10 @@ def run_probe(
     from xprobe.encoders.spec import default_name
 
     opts = opts or ProbeOptions()
+    if opts.threads:
+        import torch
+
+        torch.set_num_threads(opts.threads)
     bad = [c for c in opts.classifiers if c not in CLASSIFIERS]
     if bad:
         raise XProbeError(f"unknown classifier(s) {bad}; valid: {', '.join(CLASSIFIERS)}")
@@ -89,7 +99,7 @@ def run_probe(
     if needs_encoder and encoder is None:
         raise XProbeError("--encoder is required for classifiers " + ", ".join(opts.classifiers))
     sets = [
-        ensure_train(ps)
+        cap_eval(ensure_train(ps), opts.max_dev, opts.max_test)
         for ps in load_probing_dir(data_dir, opts.layout, opts.tasks, opts.language)
     ]
     for ps in sets:
@@ -100,7 +110,7 @@ def run_probe(
     else:
         name = opts.name or getattr(encoder, "id", "baseline")
     done = {record_key(r) for r in read_records(out)} if not opts.force else set()
-    ctx = _Context(encoder, name, dataset, opts, EmbeddingCache(opts.cache_dir))
+    ctx = _Context(encoder, name, dataset, opts, EmbeddingCache(opts.cache_dir, opts.cache_dtype))
     ctx.vocab_sets = sets if needs_encoder else []
     todo = [
         _Unit(ps, c, s)
@@ -120,6 +130,7 @@ def run_probe(
         records = [r for u in units for r in ctx.run_unit(u)]
         append_records(out, records, replace=opts.force)
         written.extend(records)
+        ctx.forget()  # one task's embeddings in memory at a time
     return written
 
 
@@ -129,12 +140,23 @@ class _Context:
         self.encoder = None if isinstance(encoder, str) else encoder
         self.name, self.dataset, self.opts, self.cache = name, dataset, opts, cache
         self.vocab_sets: list[ProbingSet] = []
-        self._emb: dict[tuple[str, str], np.ndarray] = {}
+        self._emb: dict[tuple[str, str], dict] = {}
 
-    def encoder_id(self) -> str:
+    def forget(self) -> None:
+        self._emb.clear()
+
+    def encoder_id(self, layer: int | None = None) -> str:
         if self.encoder is None:
             self._load_encoder()
+        if layer is not None:
+            return str(self.encoder.layer_id(layer))  # type: ignore[union-attr]
         return str(self.encoder.id)  # type: ignore[union-attr]
+
+    def layers(self, ps: ProbingSet) -> tuple[int | None, ...]:
+        """The layers probed (a layer-wise encoder's, for ``ps``'s language), else ``(None,)``."""
+        if self.encoder is None:
+            self._load_encoder()
+        return encoder_layers(self.encoder, ps.language)
 
     def _load_encoder(self) -> None:
         from xprobe.encoders.spec import parse_encoder
@@ -144,13 +166,17 @@ class _Context:
             t for ps in self.vocab_sets for toks in ps.tokens.values() for s in toks for t in s
         }
         device = resolve_device(self.opts.device)
-        self.encoder = parse_encoder(self.spec, vocab=vocab or None, device=device)
+        self.encoder = parse_encoder(
+            self.spec, vocab=vocab or None, device=device, lowercase=self.opts.lowercase
+        )
 
-    def base(self, ps: ProbingSet, classifier: str, seed: int) -> dict[str, Any]:
+    def base(
+        self, ps: ProbingSet, classifier: str, seed: int, layer: int | None = None
+    ) -> dict[str, Any]:
         baseline = classifier in BASELINES
-        return {
+        rec = {
             "encoder": "baseline" if baseline else self.name,
-            "encoder_id": "none" if baseline else self.encoder_id(),
+            "encoder_id": "none" if baseline else self.encoder_id(layer),
             "dataset": self.dataset,
             "language": ps.language,
             "task": ps.task,
@@ -163,48 +189,80 @@ class _Context:
             "max_train": self.opts.max_train,
             "version": __version__,
         }
+        return rec if layer is None else {**rec, "layer": layer}
+
+    def unit_layers(self, ps: ProbingSet, classifier: str) -> tuple[int | None, ...]:
+        return (None,) if classifier in BASELINES else self.layers(ps)
 
     def skeletons(self, ps: ProbingSet, classifier: str, seed: int) -> list[dict[str, Any]]:
-        b = self.base(ps, classifier, seed)
-        return [{**b, "split": s} for s in ("dev", "test")]
+        return [
+            {**self.base(ps, classifier, seed, layer), "split": s}
+            for layer in self.unit_layers(ps, classifier)
+            for s in ("dev", "test")
+        ]
 
-    def embeddings(self, ps: ProbingSet, split: str) -> np.ndarray:
-        key = (ps.sha256 + ps.protocol, split)
+    def embeddings(self, ps: ProbingSet, split: str) -> dict[int | None, np.ndarray]:
+        """Per layer (``None`` for a one-vector encoder), the embeddings of a split."""
+        key = (sentences_hash(ps.tokens[split]) + ps.protocol, split)
         if key not in self._emb:
             from xprobe.encoders.spec import NpyEmbeddings
 
             if self.encoder is None:
                 self._load_encoder()
             enc = self.encoder
+            desc = f"encode {ps.language}/{ps.task}/{split}"
+            layers = self.layers(ps)
             if isinstance(enc, NpyEmbeddings):
-                self._emb[key] = enc.for_rows(ps.file, ps.rows[split])
+                self._emb[key] = {None: enc.for_rows(ps.file, ps.rows[split])}
+            elif layers != (None,):
+                toks = ps.tokens[split]
+                self._emb[key] = self.cache.get_or_encode_layers(enc, toks, layers, desc)  # type: ignore[arg-type]
             else:
-                desc = f"encode {ps.language}/{ps.task}/{split}"
-                self._emb[key] = self.cache.get_or_encode(
-                    enc, ps.tokens[split], self.opts.batch_size, desc
-                )
+                self._emb[key] = {
+                    None: self.cache.get_or_encode(
+                        enc, ps.tokens[split], self.opts.batch_size, desc
+                    )
+                }
         return self._emb[key]
 
     def run_unit(self, u: _Unit) -> list[dict[str, Any]]:
-        ps, idx = _subsample(u.ps, self.opts.max_train, u.seed)
+        ps, _ = _subsample(u.ps, self.opts.max_train, u.seed)
         log.info("%s %s/%s %s seed %d", self.name, ps.language, ps.task, u.classifier, u.seed)
         if u.classifier in BASELINES:
             res = run_baseline(u.classifier, ps, u.seed)
-            dev, test, hp, n_tr = res.dev_acc, res.test_acc, res.params, res.n_train
+            results = {None: (res.dev_acc, res.test_acc, res.params)}
+            n_tr = res.n_train
         else:
-            x = [self.embeddings(u.ps, s) for s in ("tr", "va", "te")]
-            xtr = x[0] if idx is None else x[0][idx]
+            # only the sentences used are encoded (a --max-train subsample, capped dev/test)
+            x = [self.embeddings(ps, s) for s in ("tr", "va", "te")]
             y = (ps.y("tr"), ps.y("va"), ps.y("te"))
-            dev, test, hp = self._fit(u.classifier, xtr, x[1], x[2], y, u.seed, len(ps.labels))
+            results = self._fit_layers(u.classifier, x, y, u.seed, len(ps.labels))
             n_tr = len(y[0])
-        b = self.base(u.ps, u.classifier, u.seed)
         out = []
-        for split, value, n in (("dev", dev, ps.size("va")), ("test", test, ps.size("te"))):
-            out.append(
-                {**b, "split": split, "value": round(float(value), 6), "n_train": n_tr,
-                 "n_test": n, "hyperparameters": hp}
-            )  # fmt: skip
+        for layer, (dev, test, hp) in results.items():
+            b = self.base(u.ps, u.classifier, u.seed, layer)
+            for split, value, n in (("dev", dev, ps.size("va")), ("test", test, ps.size("te"))):
+                out.append(
+                    {**b, "split": split, "value": round(float(value), 6), "n_train": n_tr,
+                     "n_test": n, "hyperparameters": hp}
+                )  # fmt: skip
         return out
+
+    def _fit_layers(self, clf: str, x: list[dict], y, seed: int, n_classes: int) -> dict:
+        """Per layer, (dev, test, hyperparameters): LR/MLP of every layer trained at once."""
+        layers = list(x[0])
+        if clf in ("lr", "mlp") and len(layers) > 1:
+            cfg = replace(self.opts.train, device=self.opts.device)
+            rs = train_select_layers(
+                [x[0][k] for k in layers], y[0], [x[1][k] for k in layers], y[1],
+                [x[2][k] for k in layers], y[2], kind=clf, grid=self.opts.grid, seed=seed,
+                n_classes=n_classes, hidden=self.opts.hidden, config=cfg,
+            )  # fmt: skip
+            return {
+                k: (r.dev_acc, r.test_acc, _hp(clf, r, joint=True))
+                for k, r in zip(layers, rs, strict=True)
+            }
+        return {k: self._fit(clf, x[0][k], x[1][k], x[2][k], y, seed, n_classes) for k in layers}
 
     def _fit(self, clf: str, xtr, xva, xte, y, seed: int, n_classes: int):
         if clf in ("lr", "mlp"):
@@ -213,14 +271,20 @@ class _Context:
                 xtr, y[0], xva, y[1], xte, y[2], kind=clf, grid=self.opts.grid, seed=seed,
                 n_classes=n_classes, hidden=self.opts.hidden, config=cfg,
             )  # fmt: skip
-            hp = {"l2": r.selected.l2, "epochs": r.epochs}
-            if clf == "mlp":
-                hp.update(hidden=r.selected.hidden, dropout=r.selected.dropout)
-            return r.dev_acc, r.test_acc, hp
+            return r.dev_acc, r.test_acc, _hp(clf, r)
         from xprobe.probe.design import fit_sklearn
 
         r = fit_sklearn(clf, xtr, y[0], xva, y[1], xte, y[2], seed)
         return r.dev_acc, r.test_acc, r.params
+
+
+def _hp(clf: str, r: Any, joint: bool = False) -> dict[str, Any]:
+    """A selection's hyperparameters; ``epochs_joint``: passes of a layer-wise joint training
+    (until the last layer's last grid point stopped), not this layer's own count."""
+    hp = {"l2": r.selected.l2, "epochs_joint" if joint else "epochs": r.epochs}
+    if clf == "mlp":
+        hp.update(hidden=r.selected.hidden, dropout=r.selected.dropout)
+    return hp
 
 
 def _subsample(ps: ProbingSet, n: int | None, seed: int) -> tuple[ProbingSet, np.ndarray | None]:

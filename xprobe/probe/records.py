@@ -39,6 +39,7 @@ from xprobe.files import atomic_write
 __all__ = [
     "FIELDS",
     "KEY_FIELDS",
+    "OPTIONAL_FIELDS",
     "append_records",
     "read_records",
     "record_key",
@@ -67,6 +68,9 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
     "hyperparameters": dict,
     "version": str,
 }
+# Fields a record may leave out (older records have none of them); absent reads as null.
+# ``layer``: the hidden layer of a layer-wise encoder (hf:/st:, 0 = the embedding layer).
+OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {"layer": (int, type(None))}
 KEY_FIELDS = (
     "encoder",
     "encoder_id",
@@ -80,6 +84,7 @@ KEY_FIELDS = (
     "dataset_hash",
     "grid",
     "max_train",
+    "layer",
 )
 SPLITS = ("dev", "test")
 METRICS = ("accuracy",)
@@ -90,8 +95,10 @@ def validate_record(rec: Any) -> list[str]:
     if not isinstance(rec, dict):
         return ["a record must be a JSON object"]
     problems = [f"missing field {k!r}" for k in FIELDS if k not in rec]
-    problems += [f"unknown field {k!r}" for k in rec if k not in FIELDS]
-    for k, typ in FIELDS.items():
+    problems += [
+        f"unknown field {k!r}" for k in rec if k not in FIELDS and k not in OPTIONAL_FIELDS
+    ]
+    for k, typ in {**FIELDS, **OPTIONAL_FIELDS}.items():
         if k in rec and (not isinstance(rec[k], typ) or isinstance(rec[k], bool)):
             problems.append(f"{k} must be {_typename(typ)}, not {type(rec[k]).__name__}")
     if problems:

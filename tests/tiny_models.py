@@ -1,10 +1,9 @@
-"""Tiny transformer models, built from a config and saved to a temp dir (session-scoped)."""
+"""Tiny transformer models built from a config and saved with save_pretrained (test helpers;
+the session fixtures ``tiny_bert``/``tiny_st`` in tests/conftest.py use them)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 _TEXT = "the a cat cats dog dogs sat sits on mat mats he she did didn n't 't say said hello"
 WORDS = [*_TEXT.split(), "house", "houses", "walked", "walks", "today", "yesterday", "big"]
@@ -45,15 +44,3 @@ def build_tiny_st(bert_dir: Path, out: Path) -> Path:
     st = SentenceTransformer(modules=[t, pooling, models.Normalize()], device="cpu")
     st.save(str(out))
     return out
-
-
-@pytest.fixture(scope="session")
-def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("transformers")
-    return build_tiny_bert(tmp_path_factory.mktemp("tiny-bert") / "tiny-bert")
-
-
-@pytest.fixture(scope="session")
-def tiny_st(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("sentence_transformers")
-    return build_tiny_st(tiny_bert, tmp_path_factory.mktemp("tiny-st") / "tiny-st")

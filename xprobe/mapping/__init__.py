@@ -13,12 +13,13 @@ by :class:`~xprobe.mapping.config.MapConfig`, or by a recipe from ``mapping/*.to
 Reads word vectors, dictionaries, parallel corpora, XNLI and a teacher directory; writes mapped
 ``.vec`` files and student encoder directories.
 
-Entry points: :func:`map_vectors`, :func:`map_encoder`, :func:`load_recipe`, :func:`distil`,
+Entry points: :func:`map_vectors`, :func:`map_encoder`, :func:`load_recipe`,
+:func:`xprobe.mapping.distil.distil` (the module keeps its name),
 :func:`evaluate_xnli`, :func:`teacher_of`.
 """
 
 from xprobe.mapping.config import MapConfig
-from xprobe.mapping.distil import DistilConfig, distil
+from xprobe.mapping.distil_config import DistilConfig
 from xprobe.mapping.recipes import load_recipe
 from xprobe.mapping.sentences import map_encoder
 from xprobe.mapping.student import teacher_of
@@ -28,7 +29,6 @@ from xprobe.mapping.xnli_eval import evaluate_xnli
 __all__ = [
     "DistilConfig",
     "MapConfig",
-    "distil",
     "evaluate_xnli",
     "load_recipe",
     "map_encoder",

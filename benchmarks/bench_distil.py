@@ -10,7 +10,7 @@ Stages (each resumable/cached in ``--work``, default ``.bench/distil``, git-igno
             the first ``--pairs`` pairs of wmt-toy-ende train + multi30k train, XNLI de dev
             (first ``--xnli-dev`` pairs) with the teacher's head as stopping rule; the teacher's
             vectors are computed once (shared cache) for both.
-``xnli``    XNLI test (5,010 pairs) with bootstrap 95% intervals: the teacher on English, the
+``xnli``    XNLI test (first ``--xnli-test`` of 5,010 pairs, the same rows in every language) with bootstrap 95% intervals: the teacher on English, the
             teacher itself on German (no distillation), each student on German.
 ``probe``   the nine X-Probe tasks on a seeded subsample of the original sets (``--probe-n``
             sentences of va and of te per task, written under WORK): the teacher on English, the
@@ -114,8 +114,9 @@ def stage_distil(work: Path, args: argparse.Namespace) -> dict:
     return results
 
 
-def _xnli(work: Path, encoder: str, lang: str, name: str) -> dict:
+def _xnli(work: Path, encoder: str, lang: str, name: str, limit: int) -> dict:
     out = xprobe("-q", "xnli", "--encoder", encoder, "--head", str(work / "head"),
+                 "--limit", str(limit),
                  "--data", str(SHARED / "xnli" / f"test-{lang}.tsv"), "--lang", lang,
                  "--name", name, "--out", str(work / "xnli.json"), "--device", "cpu",
                  "--threads", "1", "--cache-dir", str(work / "cache"))  # fmt: skip
@@ -125,12 +126,12 @@ def _xnli(work: Path, encoder: str, lang: str, name: str) -> dict:
 def stage_xnli(work: Path, args: argparse.Namespace) -> dict:
     teacher = f"st:{teacher_dir()}"
     res = {
-        "teacher_en": _xnli(work, teacher, "en", "minilm"),
-        "teacher_de": _xnli(work, teacher, "de", "minilm"),
+        "teacher_en": _xnli(work, teacher, "en", "minilm", args.xnli_test),
+        "teacher_de": _xnli(work, teacher, "de", "minilm", args.xnli_test),
     }
     for lam in LAMBDAS:
         res[f"student_lam{lam}_de"] = _xnli(
-            work, f"st:{work / f'student-lam{lam}'}", "de", f"minilm-de-lam{lam}"
+            work, f"st:{work / f'student-lam{lam}'}", "de", f"minilm-de-lam{lam}", args.xnli_test
         )
     en = res["teacher_en"]["accuracy"]
     for rec in res.values():
@@ -192,10 +193,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("stages", nargs="+", choices=list(STAGES))
     p.add_argument("--work", default=str(REPO / ".bench" / "distil"))
-    p.add_argument("--pairs", type=int, default=5300, help="parallel pairs used (with held-out)")
+    p.add_argument("--pairs", type=int, default=1300, help="parallel pairs used (with held-out)")
     p.add_argument("--heldout", type=int, default=300)
-    p.add_argument("--xnli-dev", type=int, default=600, help="XNLI de dev pairs for stopping")
-    p.add_argument("--eval-every", type=int, default=50)
+    p.add_argument("--xnli-dev", type=int, default=300, help="XNLI de dev pairs for stopping")
+    p.add_argument("--xnli-test", type=int, default=1500, help="XNLI test pairs (of 5,010)")
+    p.add_argument("--eval-every", type=int, default=16)
     p.add_argument("--probe-n", type=int, default=1000, help="va and te lines per probing task")
     args = p.parse_args()
     if not SHARED.is_dir():

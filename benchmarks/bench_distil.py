@@ -10,7 +10,8 @@ Stages (each resumable/cached in ``--work``, default ``.bench/distil``, git-igno
             the first ``--pairs`` pairs of wmt-toy-ende train + multi30k train, XNLI de dev
             (first ``--xnli-dev`` pairs) with the teacher's head as stopping rule; the teacher's
             vectors are computed once (shared cache) for both.
-``xnli``    XNLI test (first ``--xnli-test`` of 5,010 pairs, the same rows in every language) with bootstrap 95% intervals: the teacher on English, the
+``xnli``    XNLI test (first ``--xnli-test`` of 5,010 pairs, the same rows in every language)
+            with bootstrap 95% intervals: the teacher on English, the
             teacher itself on German (no distillation), each student on German.
 ``probe``   the nine X-Probe tasks on a seeded subsample of the original sets (``--probe-n``
             sentences of va and of te per task, written under WORK): the teacher on English, the

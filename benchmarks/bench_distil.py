@@ -13,10 +13,10 @@ Stages (each resumable/cached in ``--work``, default ``.bench/distil``, git-igno
 ``xnli``    XNLI test (first ``--xnli-test`` of 5,010 pairs, the same rows in every language)
             with bootstrap 95% intervals: the teacher on English, the
             teacher itself on German (no distillation), each student on German.
-``probe``   the nine X-Probe tasks on a seeded subsample of the original sets (``--probe-n``
-            sentences of va and of te per task, written under WORK): the teacher on English, the
-            lambda 0.25 student and the undistilled teacher on German; LR probe, one seed.
-            Layer by layer where ``probe`` gives per-layer records, else the pooled output.
+``probe``   X-Probe tasks (``--probe-tasks``) on the original sets, capped (``--probe-n``
+            training, a third of it dev, two thirds test sentences): the teacher on English, the
+            lambda 0.25 student and the undistilled teacher on German, every layer (0-6, one
+            forward pass); LR probe, one seed.
 
 Everything runs on the CPU with one torch thread (the machine is shared). Prints a JSON summary
 (also written to ``WORK/summary.json``).
@@ -35,7 +35,6 @@ import os
 import subprocess
 import sys
 import time
-import zlib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -140,29 +139,17 @@ def stage_xnli(work: Path, args: argparse.Namespace) -> dict:
     return res
 
 
-def subsample(lang: str, n: int, work: Path) -> Path:
-    """A seeded subsample (n lines of va, n of te) of the original X-Probe sets of ``lang``."""
-    import numpy as np
-
-    out = work / "xprobe-sub" / lang
-    for task_dir in sorted((SHARED / "xprobe" / lang).iterdir()):
-        for split in ("va", "te"):
-            target = out / task_dir.name / f"{split}.txt"
-            if target.is_file():
-                continue
-            lines = (task_dir / f"{split}.txt").read_text(encoding="utf-8").splitlines()
-            rows = np.random.default_rng(zlib.crc32(f"{task_dir.name}/{split}".encode()))
-            keep = sorted(rows.permutation(len(lines))[:n])
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text("".join(lines[i] + "\n" for i in keep), encoding="utf-8")
-    return out
+PROBE_TASKS = ("sentence_length", "tree_depth", "bigram_shift", "past_present", "subj_number")
 
 
-def _probe(work: Path, encoder: str, lang: str, name: str, n: int) -> list[dict]:
+def _probe(work: Path, encoder: str, lang: str, name: str, args: argparse.Namespace) -> list:
     results = work / f"probe-{name}.jsonl"
-    xprobe("-q", "probe", "--encoder", encoder, "--data", str(subsample(lang, n, work)),
+    xprobe("-q", "probe", "--encoder", encoder, "--data", str(SHARED / "xprobe" / lang),
            "--lang", lang, "--out", str(results), "--classifier", "lr", "--name", name,
-           "--device", "cpu", "--cache-dir", str(work / "probe-cache"))  # fmt: skip
+           "--tasks", *args.probe_tasks, "--max-train", str(args.probe_n),
+           "--max-dev", str(args.probe_n // 3), "--max-test", str(args.probe_n * 2 // 3),
+           "--device", "cpu", "--threads", "1",
+           "--cache-dir", str(work / "probe-cache"))  # fmt: skip
     recs = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
     return [r for r in recs if r["split"] == "test"]
 
@@ -176,7 +163,7 @@ def stage_probe(work: Path, args: argparse.Namespace) -> dict:
     }
     table: dict[str, dict[str, float]] = {}
     for key, (enc, lang, name) in runs.items():
-        for r in _probe(work, enc, lang, name, args.probe_n):
+        for r in _probe(work, enc, lang, name, args):
             col = key if r.get("layer") is None else f"{key}@{r['layer']}"
             table.setdefault(r["task"], {})[col] = round(r["value"], 4)
     for row in table.values():
@@ -199,7 +186,8 @@ def main() -> None:
     p.add_argument("--xnli-dev", type=int, default=300, help="XNLI de dev pairs for stopping")
     p.add_argument("--xnli-test", type=int, default=1500, help="XNLI test pairs (of 5,010)")
     p.add_argument("--eval-every", type=int, default=16)
-    p.add_argument("--probe-n", type=int, default=1000, help="va and te lines per probing task")
+    p.add_argument("--probe-n", type=int, default=600, help="probe training sentences per task")
+    p.add_argument("--probe-tasks", nargs="+", default=list(PROBE_TASKS))
     args = p.parse_args()
     if not SHARED.is_dir():
         raise SystemExit(f"{SHARED}: shared data not found")

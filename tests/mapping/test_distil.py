@@ -94,6 +94,14 @@ def _args(d: Path, out: Path, student: str, *extra: str) -> list[str]:
             "--patience", "9", *extra]  # fmt: skip
 
 
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _digest(path: Path) -> dict[str, str]:
     return {
         str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -126,6 +134,7 @@ def test_transformer_student_learns_and_the_teacher_stays_frozen(world, tmp_path
     assert meta["teacher"] == str(world / "teacher") and meta["teacher_id"].startswith("bilstm")
     assert teacher_of(f"st:{out}") == {**{k: meta[k] for k in ("teacher", "teacher_id")},
                                        "kind": "transformer"}  # fmt: skip
+    assert (out / "model.safetensors").stat().st_mode & 0o044 == 0o044 & ~_umask()  # readable
     st = SentenceTransformer(str(out), device="cpu")  # a sentence-transformers directory
     assert st.encode(["t1 t2 ."]).shape == (1, 16)
 

@@ -174,7 +174,18 @@ class TransformerStudent:
     def save(self, out: Path, meta: dict[str, Any]) -> None:
         """A sentence-transformers directory plus ``xprobe_student.json`` (written last)."""
         self.model.save(str(out), create_model_card=False)
+        _follow_umask(out)
         write_json(out / STUDENT_META, {"format": "xprobe-student", "kind": self.kind, **meta})
+
+
+def _follow_umask(out: Path) -> None:
+    """transformers writes its weights 0600; finished files follow the umask like every other
+    output (the teacher cache and the training state are left alone)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    for p in [*out.glob("*"), *out.glob("[0-9]_*/*")]:
+        if p.is_file() and p.suffix != ".pt":
+            os.chmod(p, 0o666 & ~mask)
 
 
 class VectorStudent:

@@ -273,3 +273,32 @@ def test_distillation_recipe(world, tmp_path):
     recipe.write_text(body.replace("heldout_mse", "accuracy"), encoding="utf-8")
     with pytest.raises(RecipeError, match="xnli_accuracy, heldout_mse"):
         load_recipe(str(recipe))
+
+
+@pytest.mark.slow
+def test_resume_after_sigkill_is_byte_identical(world, tmp_path):
+    """A real kill: the process dies by SIGKILL after its first saved state, then resumes."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    extra = ("--epochs", "2", "--eval-every", "3", "--threads", "1")
+    student = f"hf:{world / 'bert16'}"
+    assert main(_args(world, tmp_path / "full", student, *extra)) == 0
+    cmd = [sys.executable, "-m", "xprobe", *_args(world, tmp_path / "cut", student, *extra)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    state = tmp_path / "cut" / "distil_state.pt"
+    deadline = time.monotonic() + 300
+    while not state.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert state.exists() and not (tmp_path / "cut" / "mapping_report.json").exists()
+    assert subprocess.run([*cmd, "--resume"], env=env, capture_output=True).returncode == 0
+    full, cut = _digest(tmp_path / "full"), _digest(tmp_path / "cut")
+    for name in ("speed.json", "distil_state.pt"):
+        full.pop(name), cut.pop(name)
+    assert full == cut

@@ -234,9 +234,12 @@ def test_vector_student_with_xnli_head_stopping(world, tmp_path):
     out = tmp_path / "vs"
     assert main(_args(world, out, "bilstm-max", "--vectors", str(world / "xx.vec"),
                       "--epochs", "2", "--nli-head", str(head), "--xnli-dev",
-                      str(tmp_path / "xnli-de.tsv"), "--lr", "0.01")) == 0  # fmt: skip
+                      str(tmp_path / "xnli-de.tsv"), "--lr", "0.01",
+                      "--xnli-dev-en", str(tmp_path / "nli-en.tsv"))) == 0  # fmt: skip
     report = json.loads((out / "mapping_report.json").read_text())
     assert report["stopping"] == "xnli_dev_accuracy"
+    head_meta = json.loads((head / "head.json").read_text())  # the head on its own training data
+    assert report["teacher_xnli_en_acc"] == pytest.approx(head_meta["best_dev_acc"])
     assert all(0.0 <= h["xnli_acc"] <= 1.0 for h in report["history"])
     assert report["history"][-1]["heldout_mse"] < report["history"][0]["heldout_mse"]
     assert load_encoder(out).dim == 16  # hidden sized to the teacher: 2 x 8

@@ -27,6 +27,7 @@ COMMANDS = (
     "encode",
     "map-vectors",
     "map",
+    "xnli",
     "probe",
     "report",
     "sample",

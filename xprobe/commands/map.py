@@ -13,8 +13,20 @@ relative to --data-dir) and/or flags; a flag overrides the recipe. When the reci
 do not exist yet but its [vectors] section names source, target and dictionary, the word vectors
 are mapped first.
 
+With --student, the teacher is any frozen encoder spec (st:PATH, hf:PATH, a train-nli directory,
+bov:...) and the student is either a transformer initialised from a directory (--student hf:PATH,
+e.g. the teacher itself; its own --pooling, and --projection to the teacher's size when the
+dimensions differ) or an X-Probe architecture over --vectors (--student bilstm-max). The loss is
+the same (--lambda 0 is Reimers & Gurevych's plain MSE). The teacher's vectors are computed once
+and cached; XNLI dev accuracy with --nli-head (from `train-nli --frozen TEACHER`) and --xnli-dev
+is the stopping rule, else held-out MSE. A transformer student is saved as a sentence-transformers
+directory (probe it as st:OUT, or layer by layer as hf:OUT); its xprobe_student.json names the
+teacher (fields teacher, teacher_id).
+
 Examples:
   xprobe map --pair en-de                   # data from the `xprobe download` cache
+  xprobe map --teacher st:models/minilm --student hf:models/minilm --parallel ep.en ep.de \
+      --target-lang de --nli-head heads/minilm --xnli-dev xnli/dev-de.tsv --out models/de-minilm
   xprobe map --teacher models/en-bilstm-max --vectors de.mapped.vec --teacher-vectors en.vec \\
       --parallel ep.en ep.de --xnli-dev xnli/dev-de.tsv --target-lang de --out models/de-bilstm-max
 """
@@ -41,7 +53,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(default: its data_dir, else the `xprobe download` cache)",
     )
     g = p.add_argument_group("inputs (override the recipe)")
-    g.add_argument("--teacher", help="frozen English encoder directory from `xprobe train-nli`")
+    g.add_argument(
+        "--teacher",
+        help="frozen English encoder: a `train-nli` directory; with --student any encoder SPEC",
+    )
     g.add_argument("--vectors", help="mapped target word vectors (.vec from `xprobe map-vectors`)")
     g.add_argument(
         "--teacher-vectors",
@@ -82,6 +97,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "corpus and XNLI words, so probing sentences find vectors (100000; 0 = none)",
     )
     g.add_argument("--max-xnli", type=int, help="use only the first N XNLI dev pairs")
+    g = p.add_argument_group("distillation from any teacher (with --student)")
+    g.add_argument(
+        "--student", help="hf:PATH (transformer initialised from PATH) or an architecture"
+    )
+    g.add_argument("--pooling", choices=("mean", "cls", "max"), help="transformer pooling (mean)")
+    g.add_argument(
+        "--projection",
+        action="store_true",
+        help="add a linear layer to the teacher's dimension when the student's differs",
+    )
+    g.add_argument("--nli-head", help="NLI head on the teacher (train-nli --frozen TEACHER)")
+    g.add_argument(
+        "--eval-every", type=int, help="evaluate and save state every N steps (default: epoch)"
+    )
+    g.add_argument("--max-seq-length", type=int, help="transformer student's subword limit (128)")
+    g.add_argument("--hidden", type=int, help="architecture student: LSTM units (teacher dim/2)")
+    g.add_argument("--cache-dir", help="teacher-vector cache (default OUT/teacher-cache)")
     p.add_argument("--device", default="auto", help="auto, cpu or cuda[:N] (default auto)")
     p.add_argument(
         "--threads",
@@ -120,8 +152,12 @@ def _from_recipe(args: argparse.Namespace) -> dict[str, Any]:
         "min_length": r.parallel.min_length, "max_length": r.parallel.max_length,
         "max_ratio": r.parallel.max_ratio, "max_vocab": r.vectors.max_vocab,
         "parallel_src": at(r.parallel.src), "parallel_tgt": at(r.parallel.tgt),
-        "parallel_tsv": at(r.parallel.tsv), "recipe": r,
+        "parallel_tsv": at(r.parallel.tsv), "recipe": r, "student": r.student,
+        "pooling": r.pooling, "projection": r.projection or None,
+        "nli_head": r.stopping.nli_head,
     }  # fmt: skip
+    if r.student and r.stopping.metric == "heldout_mse":
+        fields["xnli_dev"] = None  # held-out MSE stops the run
     return {k: v for k, v in fields.items() if v not in ("", None)}
 
 
@@ -152,6 +188,8 @@ def build_config(args: argparse.Namespace):
 
     fields = _from_recipe(args)
     recipe, max_vocab = fields.pop("recipe", None), fields.pop("max_vocab", 200000)
+    for name in ("student", "pooling", "projection", "nli_head"):  # distillation only
+        fields.pop(name, None)
     for name in _FLAG_FIELDS:
         if getattr(args, name, None) is not None:
             fields[name] = getattr(args, name)
@@ -182,9 +220,72 @@ def build_config(args: argparse.Namespace):
     return MapConfig(**fields)
 
 
+_DISTIL_FLAGS = (
+    "teacher", "student", "vectors", "xnli_dev", "xnli_dev_en", "xnli_language", "source_lang",
+    "target_lang", "out", "lam", "epochs", "patience", "batch_size", "lr", "seed", "heldout",
+    "max_pairs", "min_length", "max_length", "max_ratio", "keep_vocab", "max_xnli", "pooling",
+    "nli_head", "eval_every", "max_seq_length", "cache_dir",
+)  # fmt: skip
+
+
+def build_distil_config(args: argparse.Namespace):
+    """The DistilConfig of the recipe overridden by the flags given (``--student`` runs)."""
+    from xprobe.errors import XProbeError
+    from xprobe.mapping.distil import DistilConfig
+
+    fields = _from_recipe(args)
+    for name in ("recipe", "max_vocab", "teacher_vectors"):
+        fields.pop(name, None)
+    for name in _DISTIL_FLAGS:
+        if getattr(args, name, None) is not None:
+            fields[name] = getattr(args, name)
+    if args.parallel or args.parallel_tsv:
+        for name in ("parallel_src", "parallel_tgt", "parallel_tsv"):
+            fields.pop(name, None)
+        if args.parallel:
+            fields["parallel_src"], fields["parallel_tgt"] = args.parallel
+        else:
+            fields["parallel_tsv"] = args.parallel_tsv
+    missing = [f"--{n.replace('_', '-')}" for n in ("teacher", "out", "target_lang")
+               if n not in fields]  # fmt: skip
+    if not ("parallel_src" in fields or "parallel_tsv" in fields):
+        missing.append("--parallel")
+    if missing:
+        raise XProbeError(f"map --student needs {', '.join(missing)}")
+    if args.teacher_vectors:
+        raise XProbeError("--teacher-vectors belongs to a train-nli teacher without --student")
+    if args.hidden is not None:
+        fields["sizes"] = {"hidden": args.hidden}
+    fields.update(device=args.device, resume=args.resume, threads=args.threads)
+    fields["projection"] = bool(args.projection or fields.get("projection"))
+    if "{arch}" in fields["out"]:
+        fields["out"] = fields["out"].replace("{arch}", fields["student"].rpartition("/")[2])
+    return DistilConfig(**fields)
+
+
+def _run_distil(args: argparse.Namespace) -> int:
+    from xprobe.mapping.distil import distil
+
+    cfg = build_distil_config(args)
+    summary = distil(cfg)
+    best = summary["best"]
+    line = (
+        f"best at step {best['step']}: held-out MSE {best['heldout_mse']:.5f}, "
+        f"retrieval xx->en {best['retrieval_xx_en']:.3f} en->xx {best['retrieval_en_xx']:.3f}"
+    )
+    if "xnli_acc" in best:
+        line += f", XNLI {cfg.target_lang} dev acc {best['xnli_acc']:.4f}"
+    if "teacher_xnli_en_acc" in summary:
+        line += f"; teacher XNLI en acc {summary['teacher_xnli_en_acc']:.4f}"
+    print(f"{line}; {summary['speed']['steps_per_s']} steps/s; wrote {cfg.out}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from xprobe.mapping.sentences import map_encoder
 
+    if args.student or _from_recipe(args).get("student"):
+        return _run_distil(args)
     cfg = build_config(args)
     summary = map_encoder(cfg)
     best = summary["best"]

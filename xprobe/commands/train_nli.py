@@ -9,10 +9,18 @@ vectors.npy), the NLI classifier and the training state: use it as `--encoder DI
 Input layouts: SNLI/MultiNLI .jsonl(.gz), their .txt with a header, or plain
 premise<TAB>hypothesis<TAB>label; pairs without a gold label are dropped.
 
-Example:
+With --frozen SPEC instead of --encoder, only an NLI head is trained, on a frozen encoder of any
+spec (a checkpoint directory, bov:V.vec, hf:PATH, st:PATH, ...): sentence vectors are computed
+once and cached, the classifier reads [u, v, |u-v|, u*v]; the output directory (head.json +
+nli_classifier.*) is what `xprobe xnli --head` and `xprobe map --nli-head` read. Train it on
+SNLI/MultiNLI or on the XNLI dev split of the source language.
+
+Examples:
   xprobe train-nli --encoder bilstm-max --vectors en.vec \\
       --train snli_1.0_train.jsonl.gz --dev snli_1.0_dev.jsonl.gz --test snli_1.0_test.jsonl.gz \\
       --out models/en-bilstm-max
+  xprobe train-nli --frozen st:models/all-MiniLM-L6-v2 --train snli_1.0_dev.jsonl.gz \\
+      --dev xnli/dev-en.tsv --out heads/minilm
 """
 
 from __future__ import annotations
@@ -36,17 +44,23 @@ SIZE_FLAGS = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from xprobe.encoders.neural import ARCHITECTURES
 
-    parser.add_argument("--encoder", required=True, choices=ARCHITECTURES, help="architecture")
-    parser.add_argument("--vectors", required=True, help="fastText word vectors, .vec or .bin")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--encoder", choices=ARCHITECTURES, help="architecture to train")
+    which.add_argument(
+        "--frozen",
+        metavar="SPEC",
+        help="train only an NLI head on this frozen encoder (any --encoder SPEC of probe)",
+    )
+    parser.add_argument("--vectors", help="fastText word vectors, .vec or .bin (with --encoder)")
     parser.add_argument("--train", required=True, nargs="+", help="training pair file(s)")
     parser.add_argument("--dev", required=True, help="dev pair file (early stopping)")
     parser.add_argument("--test", help="test pair file: accuracy of the best model is reported")
     parser.add_argument("--out", required=True, help="output directory (the trained encoder)")
-    parser.add_argument("--epochs", type=int, default=10, help="maximum epochs (default 10)")
+    parser.add_argument("--epochs", type=int, help="maximum epochs (default 10; head: 30)")
     parser.add_argument("--batch-size", type=int, default=64, help="pairs per step (default 64)")
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (1e-3)")
     parser.add_argument(
-        "--patience", type=int, default=2, help="stop after N epochs without a dev gain (2)"
+        "--patience", type=int, help="stop after N epochs without a dev gain (2; head: 3)"
     )
     parser.add_argument("--max-train", type=int, help="use only the first N training pairs")
     for name, (kind, text) in SIZE_FLAGS.items():
@@ -77,6 +91,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--lang", default="en", help="Moses tokenizer language (en)")
     parser.add_argument(
+        "--cache-dir",
+        help="sentence-vector cache of --frozen (default: sentence-vectors/ in the download cache)",
+    )
+    parser.add_argument(
         "--vocab-from",
         nargs="+",
         default=[],
@@ -87,8 +105,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _run_head(args: argparse.Namespace) -> int:
+    from xprobe.errors import XProbeError
+    from xprobe.nli.head import HeadConfig, train_head
+
+    if args.vectors:
+        raise XProbeError("--vectors belongs to --encoder; a --frozen encoder brings its own")
+    cfg = HeadConfig(
+        encoder=args.frozen,
+        train=list(args.train),
+        dev=args.dev,
+        out=args.out,
+        test=args.test,
+        lang=args.lang,
+        tokenizer=args.tokenizer,
+        epochs=args.epochs if args.epochs is not None else 30,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        patience=args.patience if args.patience is not None else 3,
+        hidden=args.classifier_hidden,
+        seed=args.seed,
+        max_train=args.max_train,
+        device=args.device,
+        cache_dir=args.cache_dir,
+        threads=args.threads,
+    )
+    summary = train_head(cfg)
+    keys = ("best_dev_acc", "best_epoch", "test_acc", "pairs", "encoder_id")
+    print(json.dumps({k: summary[k] for k in keys if k in summary}, sort_keys=True))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    from xprobe.errors import XProbeError
     from xprobe.nli.train import TrainConfig, train_nli
+
+    if args.frozen:
+        return _run_head(args)
+    if not args.vectors:
+        raise XProbeError("train-nli --encoder ARCH needs --vectors")
 
     sizes = {name: getattr(args, name) for name in SIZE_FLAGS if getattr(args, name) is not None}
     cfg = TrainConfig(
@@ -98,10 +153,10 @@ def run(args: argparse.Namespace) -> int:
         dev=args.dev,
         out=args.out,
         test=args.test,
-        epochs=args.epochs,
+        epochs=args.epochs if args.epochs is not None else 10,
         batch_size=args.batch_size,
         lr=args.lr,
-        patience=args.patience,
+        patience=args.patience if args.patience is not None else 2,
         max_train=args.max_train,
         sizes=sizes,
         classifier_hidden=args.classifier_hidden,

@@ -71,7 +71,8 @@ class TrainingSection:
 
 @dataclass(frozen=True)
 class StoppingSection:
-    metric: str = "xnli_accuracy"  # the only rule implemented: XNLI dev accuracy in target lang
+    metric: str = "xnli_accuracy"  # XNLI dev accuracy in target lang, or "heldout_mse" (student)
+    nli_head: str = ""  # a student's NLI head on the teacher (train-nli --frozen); cwd-relative
     patience: int = 2  # epochs without improvement before stopping (the paper: 2)
     xnli_dev: str = ""  # XNLI dev file (official or premise/hypothesis/label)
     xnli_dev_en: str = ""  # optional English XNLI dev, to report the teacher's accuracy
@@ -88,6 +89,9 @@ class Recipe:
     data_dir: str = ""  # "" = the `xprobe download` cache folder
     teacher: str = ""  # encoder directory from `xprobe train-nli`
     out: str = ""  # output encoder directory; "{arch}" becomes the teacher's architecture
+    student: str = ""  # distillation: "hf:PATH" or an architecture; teacher is then any spec
+    pooling: str = "mean"  # transformer student's pooling
+    projection: bool = False  # linear layer to the teacher's size when dimensions differ
     vectors: VectorsSection = field(default_factory=VectorsSection)
     parallel: ParallelSection = field(default_factory=ParallelSection)
     training: TrainingSection = field(default_factory=TrainingSection)
@@ -164,8 +168,14 @@ def _validate(r: Recipe, where: str) -> None:
         raise RecipeError(f"{where}: [parallel] has tsv and src/tgt; give one layout")
     if not p.tsv and bool(p.src) != bool(p.tgt):
         raise RecipeError(f"{where}: [parallel] needs both src and tgt")
-    if r.stopping.metric != "xnli_accuracy":
-        raise RecipeError(f"{where}: stopping.metric must be 'xnli_accuracy'")
+    metrics = ("xnli_accuracy", "heldout_mse") if r.student else ("xnli_accuracy",)
+    if r.stopping.metric not in metrics:
+        raise RecipeError(f"{where}: stopping.metric must be one of {', '.join(metrics)}")
+    if r.student and (r.stopping.metric == "xnli_accuracy") != bool(r.stopping.nli_head):
+        raise RecipeError(
+            f"{where}: a student stops on xnli_accuracy with [stopping] nli_head, "
+            "or on heldout_mse without it"
+        )
     from xprobe.mapping.loss import check_lambda
 
     try:

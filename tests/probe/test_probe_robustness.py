@@ -93,7 +93,7 @@ def test_robustness_study_end_to_end(tmp_path):
     data.mkdir(parents=True)
     _write_task(data / "sentence_length.txt", n=80)
     encs = [_NoisyLength(v) for v in (0.0, 1.0, 8.0)]
-    opts = ProbeOptions(cache_dir=tmp_path / "c", device="cpu",
+    opts = ProbeOptions(cache_dir=tmp_path / "c", device="cpu", language="xx",
                         train=TrainConfig(max_epochs=30, patience=10, lr=1e-2))  # fmt: skip
     recs = []
     for e in encs:  # one encoder object at a time; records are named by its id

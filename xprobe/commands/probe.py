@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--lang",
         help="language code for the records (default: manifest.json's "
-        "'language', else the folder name)",
+        "'language'; required without a manifest, e.g. for the X-Probe release's folders)",
     )
     p.add_argument(
         "--layout",

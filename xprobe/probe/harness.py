@@ -33,6 +33,7 @@ from xprobe.probe.baselines import BASELINES, run_baseline
 from xprobe.probe.cache import EmbeddingCache
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
+from xprobe.probe.provenance import encoder_fields, partial_tasks
 from xprobe.probe.records import append_records, read_records, record_key
 
 __all__ = ["CLASSIFIERS", "EMBEDDING_CLASSIFIERS", "ProbeOptions", "run_probe"]
@@ -102,6 +103,7 @@ def run_probe(
     done = {record_key(r) for r in read_records(out)} if not opts.force else set()
     ctx = _Context(encoder, name, dataset, opts, EmbeddingCache(opts.cache_dir))
     ctx.vocab_sets = sets if needs_encoder else []
+    ctx.provenance = (encoder_fields(encoder), partial_tasks(data_dir))
     todo = [
         _Unit(ps, c, s)
         for ps in sets
@@ -129,6 +131,7 @@ class _Context:
         self.encoder = None if isinstance(encoder, str) else encoder
         self.name, self.dataset, self.opts, self.cache = name, dataset, opts, cache
         self.vocab_sets: list[ProbingSet] = []
+        self.provenance: tuple[dict[str, str], set[str]] = ({}, set())
         self._emb: dict[tuple[str, str], np.ndarray] = {}
 
     def encoder_id(self) -> str:
@@ -162,6 +165,8 @@ class _Context:
             "grid": self.opts.grid if classifier in ("lr", "mlp") else "none",
             "max_train": self.opts.max_train,
             "version": __version__,
+            **({} if baseline else self.provenance[0]),
+            **({"partial": True} if ps.file in self.provenance[1] else {}),
         }
 
     def skeletons(self, ps: ProbingSet, classifier: str, seed: int) -> list[dict[str, Any]]:

@@ -39,6 +39,7 @@ from xprobe.files import atomic_write
 __all__ = [
     "FIELDS",
     "KEY_FIELDS",
+    "OPTIONAL_FIELDS",
     "append_records",
     "read_records",
     "record_key",
@@ -67,6 +68,17 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
     "hyperparameters": dict,
     "version": str,
 }
+# Fields a record may carry (validated when present). mapped_from/teacher: the teacher's encoder
+# id and folder name of a mapped checkpoint (from its config.json); partial: the task was only
+# partly filled (the data's manifest.json); test_overlap_removed: test items dropped because they
+# occur in training; correct: per-test-item correctness, packed (xprobe.report.stats).
+OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "mapped_from": str,
+    "teacher": str,
+    "partial": bool,
+    "test_overlap_removed": int,
+    "correct": str,
+}
 KEY_FIELDS = (
     "encoder",
     "encoder_id",
@@ -90,9 +102,12 @@ def validate_record(rec: Any) -> list[str]:
     if not isinstance(rec, dict):
         return ["a record must be a JSON object"]
     problems = [f"missing field {k!r}" for k in FIELDS if k not in rec]
-    problems += [f"unknown field {k!r}" for k in rec if k not in FIELDS]
-    for k, typ in FIELDS.items():
-        if k in rec and (not isinstance(rec[k], typ) or isinstance(rec[k], bool)):
+    problems += [
+        f"unknown field {k!r}" for k in rec if k not in FIELDS and k not in OPTIONAL_FIELDS
+    ]
+    for k, typ in {**FIELDS, **OPTIONAL_FIELDS}.items():
+        wrong_bool = isinstance(rec.get(k), bool) and typ is not bool
+        if k in rec and (not isinstance(rec[k], typ) or wrong_bool):
             problems.append(f"{k} must be {_typename(typ)}, not {type(rec[k]).__name__}")
     if problems:
         return problems

@@ -32,7 +32,7 @@ import itertools
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,7 @@ __all__ = [
     "StabilityReport",
     "robustness_study",
     "stability",
+    "stability_groups",
 ]
 
 SIZES = (2000, 5000, 10000, 20000, 30000, 100000)
@@ -84,28 +85,81 @@ class StabilityReport:
     classifier_sim: dict[tuple[str, str], dict[str, float]]
     mu: dict[tuple[str, int], float]
     most_stable: list[tuple[tuple[str, int], float]]
+    consensus: dict[str, list[str]] = field(default_factory=dict)  # task -> encoders, best first
 
 
 def _corr(a: np.ndarray, b: np.ndarray, method: str, p_max: float) -> float:
-    from scipy.stats import kendalltau, spearmanr
+    from scipy.stats import kendalltau, pearsonr, spearmanr
 
     if len(a) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
         return 0.0
-    res = spearmanr(a, b) if method == "spearman" else kendalltau(a, b)
+    f = {"spearman": spearmanr, "pearson": pearsonr, "kendall": kendalltau}[method]
+    res = f(a, b)
     rho, p = float(res[0]), float(res[1])
     if not np.isfinite(rho) or p > p_max:
         return 0.0
     return rho
 
 
+# What varies inside one stability study (the settings and the cells); every other field of a
+# record (dataset, language, protocol, layer, ...) separates studies. Per-run fields are ignored.
+_WITHIN = frozenset({"classifier", "max_train", "grid", "n_train", "encoder", "encoder_id",
+                     "task", "dataset_hash", "n_test", "mapped_from", "teacher", "partial",
+                     "test_overlap", "test_overlap_removed"})  # fmt: skip
+_PER_RUN = frozenset({"seed", "value", "hyperparameters", "version", "correct", "predictions",
+                      "timings", "seconds", "control_value", "control_correct", "mdl"})  # fmt: skip
+
+
+def _study_key(r: dict[str, Any]) -> tuple:
+    return tuple(sorted((k, str(v)) for k, v in r.items() if k not in _WITHIN | _PER_RUN))
+
+
+def stability_groups(
+    records: Iterable[dict[str, Any]], **kwargs: Any
+) -> dict[tuple, StabilityReport | str]:
+    """One stability study per language and dataset (and any other field that is not a design
+    choice, e.g. protocol or layer): study key -> report, or the reason there is none."""
+    groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        if r["split"] == "test" and r["encoder"] != "baseline":
+            groups[_study_key(r)].append(r)
+    out: dict[tuple, StabilityReport | str] = {}
+    for key, recs in sorted(groups.items()):
+        if len({_setting(r) for r in recs}) < 2:
+            out[key] = "fewer than 2 (classifier, size) settings"
+            continue
+        try:
+            out[key] = stability(recs, **kwargs)
+        except XProbeError as e:
+            out[key] = str(e)
+    return out
+
+
+def _setting(r: dict[str, Any]) -> tuple[str, int]:
+    """A design point: the classifier (with its grid when not the default) and the train size."""
+    clf = r["classifier"] if r.get("grid") in ("default", "none", None) else (
+        f"{r['classifier']}[{r['grid']}]")  # fmt: skip
+    size = r["max_train"] if r["max_train"] is not None else r["n_train"]
+    return clf, int(size)
+
+
 def _table(records: Iterable[dict[str, Any]]):
-    """(classifier, size) -> task -> encoder -> mean test accuracy over seeds."""
+    """(classifier, size) -> task -> encoder -> mean test accuracy over seeds; an error when
+    the records hold more than one study (two languages would be pooled into one ranking)."""
     acc: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    studies = set()
     for r in records:
         if r["split"] != "test" or r["encoder"] == "baseline":
             continue
-        size = r["max_train"] if r["max_train"] is not None else r["n_train"]
-        acc[(r["classifier"], int(size))][r["task"]][r["encoder"]].append(r["value"])
+        studies.add(_study_key(r))
+        acc[_setting(r)][r["task"]][r["encoder"]].append(r["value"])
+    if len(studies) > 1:
+        diff = sorted({kv for s in studies for kv in s} - set.intersection(*map(set, studies)))
+        raise XProbeError(
+            "records of several studies (they differ in "
+            + ", ".join(sorted({k for k, _ in diff}))
+            + "): rankings are compared within one language and dataset; use stability_groups"
+        )
     return acc
 
 
@@ -147,23 +201,28 @@ def stability(
     for c, d in itertools.combinations(clfs, 2):
         vals = [sim((c, a), (d, b)) for a in sizes[c] for b in sizes[d]]
         clf_sim[(c, d)] = {"min": float(np.min(vals)), "avg": float(np.mean(vals))}
-    mu = _mu(vec, settings, tasks, method, closeness)
+    mu, consensus = _mu(vec, settings, tasks, method, closeness)
     ranked = sorted(mu.items(), key=lambda kv: (-kv[1], kv[0]))
-    return StabilityReport(method, encs, tasks, size_sim, size_stab, clf_sim, mu, ranked)
+    order = {t: [encs[i] for i in np.argsort(c, kind="stable")] for t, c in consensus.items()}
+    return StabilityReport(method, encs, tasks, size_sim, size_stab, clf_sim, mu, ranked, order)
 
 
-def _mu(vec, settings, tasks, method: str, closeness: float) -> dict[tuple[str, int], float]:
+def _mu(vec, settings, tasks, method: str, closeness: float):
+    """mu per setting, and per task the consensus rank of each encoder (1 = best).
+    Rankings are compared with Spearman (Pearson on ranks is Spearman) or Kendall."""
     from scipy.stats import kendalltau, rankdata, spearmanr
 
     mu = dict.fromkeys(settings, 0.0)
+    cons = {}
     for t in tasks:
         ranks = {s: rankdata(-vec[(s, t)]) for s in settings}
         consensus = rankdata(np.mean([ranks[s] for s in settings], axis=0), method="ordinal")
+        cons[t] = consensus
         for s in settings:
             if np.ptp(ranks[s]) == 0:
                 continue
-            f = spearmanr if method == "spearman" else kendalltau
+            f = kendalltau if method == "kendall" else spearmanr
             rho = float(f(ranks[s], consensus)[0])
             if np.isfinite(rho) and rho >= closeness:
                 mu[s] += rho
-    return mu
+    return mu, cons

@@ -95,7 +95,8 @@ def test_report_writes_tables_and_pngs(tmp_path, records):
             assert p.read_bytes()[:8] == PNG_MAGIC and p.stat().st_size > 2000
     rows = list(csv.reader(open(tmp_path / "rep" / "table4_xprobe_mlp_en.csv")))
     assert rows[0] == ["encoder", "SentLen", "WC"]
-    cells = {r[0]: r[1:] for r in rows[1:]}
+    cells = {r[0]: [c.split(" [")[0] + (" ±" + c.split(" ±")[1] if " ±" in c else "")
+                    for c in r[1:]] for r in rows[1:]}  # fmt: skip
     assert cells["majority"] == ["20.0", ""]  # baselines first, empty cell when not measured
     assert cells["bilstm-max"] == ["71.0 ± 1.0 (2 seeds)", "30.0"]
     assert cells["n_test"] == ["50", "50"]

@@ -28,7 +28,7 @@ def test_subsample_and_full_run_are_not_averaged(tmp_path):
     assert "35.0" not in text and "25.0" not in text
     full = list(csv.reader(open(tmp_path / "table4_xprobe_mlp_en_max_train-all.csv")))
     small = list(csv.reader(open(tmp_path / "table4_xprobe_mlp_en_max_train-2000.csv")))
-    assert full[1] == ["bov", "60.0"] and small[1] == ["bov", "10.0"]
+    assert full[1][1].startswith("60.0 [") and small[1][1].startswith("10.0 [")
     assert "max_train=2000" in text and "max_train=all" in text
 
 
@@ -45,7 +45,9 @@ def test_seeds_are_averaged_and_std_only_with_several(tmp_path):
             _rec("b", "en", "WC", 0.3)]  # fmt: skip
     write_report(recs, tmp_path)
     rows = {r[0]: r[1:] for r in csv.reader(open(tmp_path / "table4_xprobe_mlp_en.csv"))}
-    assert rows["a"] == ["30.0 ± 10.0 (2 seeds)"] and rows["b"] == ["30.0"]
+    # no per-item correctness in these records: Wilson intervals on n_test, marked (b)
+    assert rows["a"] == ["30.0 [19.1, 43.8](b) ± 10.0 (2 seeds)"]
+    assert rows["b"] == ["30.0 [19.1, 43.8](b)"]
     assert rows["n_test"] == ["50"]
 
 
@@ -98,7 +100,7 @@ def test_flags_overlap_partial_and_opens_with_how_to_read(tmp_path):
     write_report(recs, tmp_path)
     text = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert text.index("How to read this report") < text.index("test accuracy")
-    assert "30.0†" in text and "60.0*" in text
+    assert "30.0 [19.1, 43.8](b)†" in text and "(b)*" in text
     assert "† test overlaps training: WC" in text and "partially filled (manifest): Tense" in text
 
 
@@ -108,7 +110,7 @@ def test_baseline_block_per_language(tmp_path):
             _rec("bilstm", "de", "WC", 0.4)]  # fmt: skip
     write_report(recs, tmp_path)
     rows = {r[0]: r[1:] for r in csv.reader(open(tmp_path / "baselines_xprobe_de.csv"))}
-    assert rows["majority"] == ["1.0"] and rows["bov-de (lr)"] == ["25.0"]
+    assert rows["majority"][0].startswith("1.0 [") and rows["bov-de (lr)"][0].startswith("25.0 [")
     assert "bilstm" not in rows
 
 

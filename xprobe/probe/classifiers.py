@@ -95,6 +95,7 @@ class ProbeResult:
     n_train: int
     n_test: int
     grid_dev: list[tuple[GridPoint, float]] = field(default_factory=list)
+    test_correct: np.ndarray | None = None  # per test item: prediction == label (bool)
 
 
 def grid_points(kind: str, grid: str = "default", hidden: int = 150) -> list[GridPoint]:
@@ -316,7 +317,8 @@ def train_select(
                 for i in range(0, len(xte_t), 8192)
             ]
         )
-    test_acc = int((pred == yte_t).sum().item()) / len(yte_t) if len(yte_t) else float("nan")
+    hit = pred == yte_t
+    test_acc = int(hit.sum().item()) / len(yte_t) if len(yte_t) else float("nan")
     return ProbeResult(
         selected=points[sel],
         dev_acc=float(best[sel]),
@@ -325,6 +327,7 @@ def train_select(
         n_train=len(ytr),
         n_test=len(yte),
         grid_dev=[(pt, float(b)) for pt, b in zip(points, best, strict=False)],
+        test_correct=hit.cpu().numpy(),
     )
 
 

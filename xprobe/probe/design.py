@@ -44,6 +44,7 @@ class SkResult:
     dev_acc: float
     test_acc: float
     params: dict[str, Any] = field(default_factory=dict)
+    test_correct: np.ndarray | None = None
 
 
 def fit_sklearn(
@@ -66,6 +67,7 @@ def fit_sklearn(
         clf.fit(xtr, ytr)
         dev = float(np.mean(clf.predict(xva) == yva))
         if best is None or dev > best.dev_acc:
-            best = SkResult(dev, float(np.mean(clf.predict(xte) == yte)), params)
+            hit = clf.predict(xte) == yte
+            best = SkResult(dev, float(np.mean(hit)), params, hit)
     assert best is not None
     return best

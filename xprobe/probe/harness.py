@@ -34,7 +34,7 @@ from xprobe.probe.cache import EmbeddingCache
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
 from xprobe.probe.provenance import encoder_fields, partial_tasks
-from xprobe.probe.records import append_records, read_records, record_key
+from xprobe.probe.records import append_records, pack_correct, read_records, record_key
 
 __all__ = ["CLASSIFIERS", "EMBEDDING_CLASSIFIERS", "ProbeOptions", "run_probe"]
 
@@ -196,11 +196,12 @@ class _Context:
         if u.classifier in BASELINES:
             res = run_baseline(u.classifier, ps, u.seed)
             dev, test, hp, n_tr = res.dev_acc, res.test_acc, res.params, res.n_train
+            hit = res.test_correct
         else:
             x = [self.embeddings(u.ps, s) for s in ("tr", "va", "te")]
             xtr = x[0] if idx is None else x[0][idx]
             y = (ps.y("tr"), ps.y("va"), ps.y("te"))
-            dev, test, hp = self._fit(u.classifier, xtr, x[1], x[2], y, u.seed, len(ps.labels))
+            dev, test, hp, hit = self._fit(u.classifier, xtr, x[1], x[2], y, u.seed, len(ps.labels))
             n_tr = len(y[0])
         b = self.base(u.ps, u.classifier, u.seed)
         out = []
@@ -209,6 +210,8 @@ class _Context:
                 {**b, "split": split, "value": round(float(value), 6), "n_train": n_tr,
                  "n_test": n, "hyperparameters": hp}
             )  # fmt: skip
+        if hit is not None:  # per-item correctness, for intervals and paired tests (report)
+            out[-1]["correct"] = pack_correct(hit)
         return out
 
     def _fit(self, clf: str, xtr, xva, xte, y, seed: int, n_classes: int):
@@ -221,11 +224,11 @@ class _Context:
             hp = {"l2": r.selected.l2, "epochs": r.epochs}
             if clf == "mlp":
                 hp.update(hidden=r.selected.hidden, dropout=r.selected.dropout)
-            return r.dev_acc, r.test_acc, hp
+            return r.dev_acc, r.test_acc, hp, r.test_correct
         from xprobe.probe.design import fit_sklearn
 
         r = fit_sklearn(clf, xtr, y[0], xva, y[1], xte, y[2], seed)
-        return r.dev_acc, r.test_acc, r.params
+        return r.dev_acc, r.test_acc, r.params, r.test_correct
 
 
 def _subsample(ps: ProbingSet, n: int | None, seed: int) -> tuple[ProbingSet, np.ndarray | None]:

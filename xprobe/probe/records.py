@@ -41,8 +41,10 @@ __all__ = [
     "KEY_FIELDS",
     "OPTIONAL_FIELDS",
     "append_records",
+    "pack_correct",
     "read_records",
     "record_key",
+    "unpack_correct",
     "validate_record",
 ]
 
@@ -119,6 +121,14 @@ def validate_record(rec: Any) -> list[str]:
         problems.append("accuracy must lie in [0, 1]")
     if rec["n_train"] < 0 or rec["n_test"] < 0:
         problems.append("n_train and n_test must be >= 0")
+    if "correct" in rec:
+        try:
+            hits = unpack_correct(rec["correct"], rec["n_test"])
+        except ValueError as e:
+            problems.append(str(e))
+        else:
+            if abs(hits.mean() - rec["value"]) > 1e-5 if len(hits) else False:
+                problems.append("correct does not agree with value")
     for k in ("encoder", "language", "task", "classifier", "dataset_hash"):
         if not rec[k]:
             problems.append(f"{k} must not be empty")
@@ -129,6 +139,35 @@ def _typename(typ: type | tuple[type, ...]) -> str:
     if isinstance(typ, tuple):
         return " or ".join("null" if t is type(None) else t.__name__ for t in typ)
     return typ.__name__
+
+
+def pack_correct(correct: Any) -> str:
+    """Per-item correctness (bools, test order) -> ``"b64:"`` + base64 of the packed bits
+    (one bit per item, most significant first; n_test items: 10k items -> 1,668 characters)."""
+    import base64
+
+    import numpy as np
+
+    bits = np.packbits(np.asarray(correct, dtype=bool))
+    return "b64:" + base64.b64encode(bits.tobytes()).decode("ascii")
+
+
+def unpack_correct(text: str, n: int) -> Any:
+    """The bool array of :func:`pack_correct` (``n`` items); ValueError when it does not fit."""
+    import base64
+    import binascii
+
+    import numpy as np
+
+    if not text.startswith("b64:"):
+        raise ValueError("correct must start with 'b64:'")
+    try:
+        raw = base64.b64decode(text[4:], validate=True)
+    except binascii.Error as e:
+        raise ValueError(f"correct is not base64 ({e})") from None
+    if len(raw) != (n + 7) // 8:
+        raise ValueError(f"correct holds {len(raw) * 8} bits, n_test is {n}")
+    return np.unpackbits(np.frombuffer(raw, dtype=np.uint8))[:n].astype(bool)
 
 
 def record_key(rec: dict[str, Any]) -> tuple:

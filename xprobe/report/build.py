@@ -47,8 +47,15 @@ HOW_TO_READ = """\
 * Every number is a test accuracy in %, the mean over seeds of one experiment. Records are
   averaged only over seeds: runs that differ in anything else (training subsample `max_train`,
   grid, protocol, layer, data) appear in separate tables, whose heading states the setting.
-* `± s (k seeds)` is the standard deviation over k seeds (shown only when k > 1). The `n_test`
-  row gives the number of test items behind each column.
+* `[lo, hi]` is a 95% bootstrap interval over the test items (seeds combined); `(b)` marks a
+  binomial (Wilson) interval for records without per-item correctness. `± s (k seeds)` is the
+  standard deviation over k seeds (shown only when k > 1). The `n_test` row gives the number of
+  test items behind each column.
+* "Ranks per task" chains encoders best first: `>` where the adjacent difference is
+  significant (paired test on the same test items), `≈` where it is not.
+* Relative figures: differences not significant after Holm's correction over the figure's
+  cells are hatched (and marked `ns` in the table below the figure); the number of comparisons
+  is stated.
 * Marks: `†` the test split overlapped training, `*` the task was only partly filled by
   extract (manifest), `‡` one cell holds two experiments on different data (shown side by side).
 * Relative figures subtract the reference language's accuracy from a language's, per encoder
@@ -135,15 +142,18 @@ def write_report(
     records = list(records)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    from xprobe.report.stats import Stats
+
     exps = group_experiments(records)
     tables = build_tables(exps)
+    stats = Stats()
     if not tables:
         raise XProbeError("no test-split accuracy records to report")
     written: list[Path] = []
     sections = ["# Probing report\n", HOW_TO_READ]
-    written += _main_tables(tables, out, sections)
-    written += _baselines(exps, out, sections)
-    written += _relative_all(tables, out, reference, sections)
+    written += _main_tables(tables, out, sections, stats)
+    written += _baselines(exps, out, sections, stats)
+    written += _relative_all(tables, out, reference, sections, stats)
     written += _table1_all(tables, out, sections)
     written += _datasets_figures(tables, out, reference, sections)
     if xnli is not None:
@@ -167,19 +177,22 @@ def _multi(tables: list[Table]) -> dict[tuple[str, str], list[str]]:
     return out
 
 
-def _main_tables(tables: list[Table], out: Path, sections: list[str]) -> list[Path]:
+def _main_tables(tables: list[Table], out: Path, sections: list[str], stats) -> list[Path]:
+    from xprobe.report.compare import separability
+
     multi = _multi(tables)
     written = []
     for t in tables:
         stem = _stem("table4", t, multi, t.language)
-        header, body = render(t)
+        header, body = render(t, stats)
         md = _write_table(out, stem, header, body)
-        sections.append(f"## {t.title()}: test accuracy (%)\n\n{md}{_footnotes(t)}")
+        sep = separability(t, stats)
+        sections.append(f"## {t.title()}: test accuracy (%)\n\n{md}{_footnotes(t)}{sep}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]
     return written
 
 
-def _baselines(exps: list[Experiment], out: Path, sections: list[str]) -> list[Path]:
+def _baselines(exps: list[Experiment], out: Path, sections: list[str], stats) -> list[Path]:
     written = []
     pairs = sorted({(e.get("dataset"), e.get("language")) for e in exps})
     for ds, lang in pairs:
@@ -190,7 +203,7 @@ def _baselines(exps: list[Experiment], out: Path, sections: list[str]) -> list[P
                             "length nb-unigram`).\n")  # fmt: skip
             continue
         stem = _slug(f"baselines_{ds}_{lang}")
-        header, body = render(t)
+        header, body = render(t, stats)
         md = _write_table(out, stem, header, body)
         sections.append(f"## {ds} / {lang}: baselines\n\n{md}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]
@@ -201,8 +214,7 @@ def _cell_mean(cell: list[Experiment]) -> float:
     return cell[0].mean if len(cell) == 1 else np.nan
 
 
-def _relative_all(tables, out, reference, sections) -> list[Path]:
-    from xprobe.report import plots
+def _relative_all(tables, out, reference, sections, stats) -> list[Path]:
     from xprobe.report.relative import pair_rows, reference_table
 
     multi = _multi(tables)
@@ -222,20 +234,32 @@ def _relative_all(tables, out, reference, sections) -> list[Path]:
             sections.append(head + f"No encoder of {t.language} pairs with a {reference} "
                             f"encoder, so there is no relative figure. {note}")  # fmt: skip
             continue
-        tasks = [x for x in t.tasks if x in ref.tasks]
-        diff = np.array([[_cell_mean(t.rows[p.row][1][t.tasks.index(x)])
-                          - _cell_mean(ref.rows[p.ref_row][1][ref.tasks.index(x)])
-                          for x in tasks] for p in pairs])  # fmt: skip
-        sub = [[_small_n(t.rows[p.row][1][t.tasks.index(x)]) for x in tasks] for p in pairs]
-        png = out / (_stem("relative", t, multi, t.language) + ".png")
-        plots.heatmap(diff * 100, [p.label for p in pairs], tasks, png,
-                      f"{t.language} − {reference} accuracy (points), {t.classifier}",
-                      diverging=True, sub=sub)  # fmt: skip
+        stem = _stem("relative", t, multi, t.language)
+        body = _relative_figure(t, ref, pairs, out / f"{stem}.png", reference, stats)
         how = "; ".join(f"{p.label}: by {p.how}" for p in pairs)
-        sections.append(head + f"![{t.language} relative to {reference}]({png.name})\n\n"
-                        f"Pairs: {how}. {note}")  # fmt: skip
-        written.append(png)
+        sections.append(head + f"![{t.language} relative to {reference}]({stem}.png)\n\n"
+                        f"{body}\nPairs: {how}. {note}")  # fmt: skip
+        written.append(out / f"{stem}.png")
     return written
+
+
+def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
+    """Draw the difference heatmap (hatched where not significant); return the Markdown table
+    of differences with intervals and the count of comparisons."""
+    from xprobe.report import plots
+    from xprobe.report.compare import relative_cells
+
+    tasks = [x for x in t.tasks if x in ref.tasks]
+    cells, text, m, n_sig = relative_cells(t, ref, pairs, tasks, stats)
+    diff = np.array([[c[0] for c in row] for row in cells])
+    ns = np.array([[np.isfinite(c[0]) and not c[1] for c in row] for row in cells])
+    sub = [[_small_n(t.rows[p.row][1][t.tasks.index(x)]) for x in tasks] for p in pairs]
+    plots.heatmap(diff * 100, [p.label for p in pairs], tasks, png,
+                  f"{t.language} − {reference} accuracy (points), {t.classifier}",
+                  diverging=True, sub=sub, hatch=ns)  # fmt: skip
+    md = _md(["encoder", *tasks], [[p.label, *row] for p, row in zip(pairs, text, strict=True)])
+    return (f"{md}\nDifferences in points with 95% intervals; {m} comparisons, Holm-corrected "
+            f"at α = 0.05: {n_sig} significant (`ns` and hatched cells are not).\n")  # fmt: skip
 
 
 def _small_n(cell: list[Experiment]) -> str:

@@ -62,9 +62,11 @@ def heatmap(
     vlim: float | None = None,
     fmt: str = "{:+.1f}",
     sub: Sequence[Sequence[str]] | None = None,
+    hatch: np.ndarray | None = None,
 ) -> Path:
     """An annotated heatmap; ``diverging`` centres a red-blue colormap at 0 (symmetric limits);
-    ``sub`` adds a second line of text per cell (e.g. ``n=200`` on cells with few test items)."""
+    ``sub`` adds a second line of text per cell (e.g. ``n=200`` on cells with few test items);
+    cells where ``hatch`` is True are hatched (differences that are not significant)."""
     plt = _plt()
     m = np.asarray(m, dtype=float)
     finite = m[np.isfinite(m)]
@@ -77,6 +79,12 @@ def heatmap(
         cmap = "viridis"
     fig, ax = plt.subplots(figsize=_size(rows, cols))
     im = _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt, sub)
+    if hatch is not None:
+        from matplotlib.patches import Rectangle
+
+        for i, j in zip(*np.nonzero(np.asarray(hatch, dtype=bool)), strict=True):
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///",
+                                   edgecolor="0.35", linewidth=0))  # fmt: skip
     fig.colorbar(im, ax=ax, shrink=0.8)
     ax.set_title(title)
     _save(fig, path)

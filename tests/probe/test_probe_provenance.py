@@ -52,3 +52,20 @@ def test_mapped_checkpoint_and_partial_task_in_records(tmp_path):
     assert all(r["teacher"] == "en-bilstm-max" and r["language"] == "de" for r in lr)
     assert base and all("mapped_from" not in r for r in base)
     assert all(r["partial"] is True for r in recs)
+
+
+def test_auto_seeds_several_where_cheap(tmp_path):
+    _data(tmp_path / "data" / "probing")
+
+    class Length:
+        id, dim = "length-v1", 1
+
+        def encode(self, batch):
+            return np.array([[len(s)] for s in batch], dtype=np.float32)
+
+    opts = ProbeOptions(classifiers=("lr", "majority"), seeds=None, cache_dir=tmp_path / "c",
+                        device="cpu", train=TrainConfig(max_epochs=3))  # fmt: skip
+    recs = run_probe(Length(), tmp_path / "data" / "probing", tmp_path / "r.jsonl", opts)
+    seeds = {c: sorted({r["seed"] for r in recs if r["classifier"] == c}) for c in ("lr",
+             "majority")}  # fmt: skip
+    assert seeds == {"lr": [0, 1, 2], "majority": [0]}

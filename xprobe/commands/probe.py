@@ -69,9 +69,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--seeds",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
-        help="run seeds 0..N-1 (init, order, dropout; default 1)",
+        help="run seeds 0..N-1 (init, order, dropout); default: 3 for lr (cheap next to "
+        "encoding), 1 for mlp and rf (costly) and for deterministic classifiers",
     )
     p.add_argument(
         "--grid",

@@ -36,12 +36,29 @@ from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
 from xprobe.probe.provenance import encoder_fields, partial_tasks
 from xprobe.probe.records import append_records, pack_correct, read_records, record_key
 
-__all__ = ["CLASSIFIERS", "EMBEDDING_CLASSIFIERS", "ProbeOptions", "run_probe"]
+__all__ = [
+    "AUTO_SEEDS",
+    "CLASSIFIERS",
+    "EMBEDDING_CLASSIFIERS",
+    "ProbeOptions",
+    "n_seeds",
+    "run_probe",
+]
 
 log = logging.getLogger(__name__)
 
 EMBEDDING_CLASSIFIERS = ("mlp", "lr", "nb", "rf")
 CLASSIFIERS = EMBEDDING_CLASSIFIERS + BASELINES
+# Seeds when none are asked for: 3 where a fit is cheap next to encoding and the seed changes
+# the outcome (lr: init and order); 1 for the costly MLP and random forest, and for what is
+# deterministic (a second seed would repeat the number). Test-item noise is covered by the
+# report's bootstrap intervals either way.
+AUTO_SEEDS = {"lr": 3, "mlp": 1, "rf": 1, "nb": 1, **dict.fromkeys(BASELINES, 1)}
+
+
+def n_seeds(seeds: int | None, classifier: str) -> int:
+    """Seeds to run for ``classifier``: ``seeds`` when given, else :data:`AUTO_SEEDS`."""
+    return seeds if seeds is not None else AUTO_SEEDS.get(classifier, 1)
 
 
 @dataclass
@@ -50,7 +67,7 @@ class ProbeOptions:
 
     tasks: list[str] | None = None
     classifiers: tuple[str, ...] = ("mlp",)
-    seeds: int = 1
+    seeds: int | None = 1  # None: AUTO_SEEDS per classifier (the CLI's default)
     grid: str = "default"
     hidden: int = 150
     max_train: int | None = None
@@ -108,10 +125,10 @@ def run_probe(
         _Unit(ps, c, s)
         for ps in sets
         for c in opts.classifiers
-        for s in range(opts.seeds)
+        for s in range(n_seeds(opts.seeds, c))
         if opts.force or any(record_key(r) not in done for r in ctx.skeletons(ps, c, s))
     ]
-    skipped = len(sets) * len(opts.classifiers) * opts.seeds - len(todo)
+    skipped = len(sets) * sum(n_seeds(opts.seeds, c) for c in opts.classifiers) - len(todo)
     if skipped:
         log.info("%d (task, classifier, seed) already recorded in %s: skipped", skipped, out)
     written: list[dict[str, Any]] = []

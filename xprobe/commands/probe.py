@@ -133,6 +133,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--force", action="store_true", help="redo work already recorded (replaces those records)"
     )
+    p.add_argument(
+        "--control",
+        action="store_true",
+        help="also train each embedding probe on the task's control (Hewitt & Liang: labels "
+        "a seeded function of the lexical key for Tense/SubjNum/ObjNum/SOMO when the data has "
+        "provenance files, else shuffled labels); the test record gets control_value, and the "
+        "report shows selectivity = accuracy - control accuracy. Costs one more fit per probe",
+    )
     p.add_argument("--name", help="encoder name in the records (default: from the spec)")
     p.add_argument(
         "--dataset",
@@ -160,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         layout=args.layout,
         language=args.lang,
         device=args.device,
+        control=args.control,
         train=TrainConfig(
             batch_size=args.train_batch,
             lr=args.lr,

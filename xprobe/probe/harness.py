@@ -80,6 +80,7 @@ class ProbeOptions:
     language: str | None = None
     device: str = "auto"
     train: TrainConfig = field(default_factory=TrainConfig)
+    control: bool = False  # also probe the control task (xprobe.probe.controls)
 
 
 @dataclass
@@ -229,6 +230,13 @@ class _Context:
             )  # fmt: skip
         if hit is not None:  # per-item correctness, for intervals and paired tests (report)
             out[-1]["correct"] = pack_correct(hit)
+        if self.opts.control and u.classifier not in BASELINES:
+            from xprobe.probe.controls import control_fields
+
+            def fit(*yc):
+                return self._fit(u.classifier, xtr, x[1], x[2], yc, u.seed, len(ps.labels))
+
+            out[-1].update(control_fields(u.ps, idx, u.seed, fit))
         return out
 
     def _fit(self, clf: str, xtr, xva, xte, y, seed: int, n_classes: int):

@@ -40,6 +40,7 @@ __all__ = [
     "FIELDS",
     "KEY_FIELDS",
     "OPTIONAL_FIELDS",
+    "PER_RUN_FIELDS",
     "append_records",
     "pack_correct",
     "read_records",
@@ -73,14 +74,25 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
 # Fields a record may carry (validated when present). mapped_from/teacher: the teacher's encoder
 # id and folder name of a mapped checkpoint (from its config.json); partial: the task was only
 # partly filled (the data's manifest.json); test_overlap_removed: test items dropped because they
-# occur in training; correct: per-test-item correctness, packed (xprobe.report.stats).
+# occur in training; correct: per-test-item correctness, packed (pack_correct); control,
+# control_value, control_correct: the control task's kind, test accuracy and correctness
+# (xprobe.probe.controls).
 OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "mapped_from": str,
     "teacher": str,
     "partial": bool,
     "test_overlap_removed": int,
     "correct": str,
+    "control": str,
+    "control_value": (int, float),
+    "control_correct": str,
 }
+# Fields that differ between the seeds of one experiment: the report averages over these only
+# (xprobe.report.group) and every other field, known or not, separates experiments.
+PER_RUN_FIELDS = frozenset(
+    {"seed", "value", "hyperparameters", "version", "correct", "predictions", "timings",
+     "seconds", "control", "control_value", "control_correct", "mdl"}
+)  # fmt: skip
 KEY_FIELDS = (
     "encoder",
     "encoder_id",
@@ -121,14 +133,16 @@ def validate_record(rec: Any) -> list[str]:
         problems.append("accuracy must lie in [0, 1]")
     if rec["n_train"] < 0 or rec["n_test"] < 0:
         problems.append("n_train and n_test must be >= 0")
-    if "correct" in rec:
+    for bits, value in (("correct", "value"), ("control_correct", "control_value")):
+        if bits not in rec:
+            continue
         try:
-            hits = unpack_correct(rec["correct"], rec["n_test"])
+            hits = unpack_correct(rec[bits], rec["n_test"])
         except ValueError as e:
-            problems.append(str(e))
+            problems.append(f"{bits}: {e}")
         else:
-            if abs(hits.mean() - rec["value"]) > 1e-5 if len(hits) else False:
-                problems.append("correct does not agree with value")
+            if len(hits) and abs(hits.mean() - rec.get(value, -1)) > 1e-5:
+                problems.append(f"{bits} does not agree with {value}")
     for k in ("encoder", "language", "task", "classifier", "dataset_hash"):
         if not rec[k]:
             problems.append(f"{k} must not be empty")

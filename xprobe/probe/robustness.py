@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from xprobe.errors import XProbeError
+from xprobe.probe.records import PER_RUN_FIELDS as _PER_RUN
 
 __all__ = [
     "ROBUSTNESS_CLASSIFIERS",
@@ -106,8 +107,6 @@ def _corr(a: np.ndarray, b: np.ndarray, method: str, p_max: float) -> float:
 _WITHIN = frozenset({"classifier", "max_train", "grid", "n_train", "encoder", "encoder_id",
                      "task", "dataset_hash", "n_test", "mapped_from", "teacher", "partial",
                      "test_overlap", "test_overlap_removed"})  # fmt: skip
-_PER_RUN = frozenset({"seed", "value", "hyperparameters", "version", "correct", "predictions",
-                      "timings", "seconds", "control_value", "control_correct", "mdl"})  # fmt: skip
 
 
 def _study_key(r: dict[str, Any]) -> tuple:

@@ -61,6 +61,11 @@ HOW_TO_READ = """\
 * Relative figures subtract the reference language's accuracy from a language's, per encoder
   pair: a mapped encoder is paired with the encoder it was mapped from (checkpoint metadata),
   other encoders by name; what could not be paired is listed.
+* Selectivity (probes run with `--control`) is accuracy minus the accuracy of the same probe on
+  a control task whose labels carry no linguistic information (a seeded function of the lexical
+  key, or shuffled labels): what the representation, not the probe, contributes. Rows named
+  `random-ARCH-...` are untrained encoders: the control for a trained encoder of that
+  architecture.
 * Compare an encoder with the baselines of its language (majority, length, naive Bayes,
   bag of vectors) before reading anything into its number.
 """
@@ -179,6 +184,7 @@ def _multi(tables: list[Table]) -> dict[tuple[str, str], list[str]]:
 
 def _main_tables(tables: list[Table], out: Path, sections: list[str], stats) -> list[Path]:
     from xprobe.report.compare import separability
+    from xprobe.report.selectivity import selectivity_markdown
 
     multi = _multi(tables)
     written = []
@@ -186,7 +192,7 @@ def _main_tables(tables: list[Table], out: Path, sections: list[str], stats) -> 
         stem = _stem("table4", t, multi, t.language)
         header, body = render(t, stats)
         md = _write_table(out, stem, header, body)
-        sep = separability(t, stats)
+        sep = separability(t, stats) + selectivity_markdown(t, stats)
         sections.append(f"## {t.title()}: test accuracy (%)\n\n{md}{_footnotes(t)}{sep}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]
     return written
@@ -247,7 +253,7 @@ def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
     """Draw the difference heatmap (hatched where not significant); return the Markdown table
     of differences with intervals and the count of comparisons."""
     from xprobe.report import plots
-    from xprobe.report.compare import relative_cells
+    from xprobe.report.compare import relative_cells, relative_selectivity
 
     tasks = [x for x in t.tasks if x in ref.tasks]
     cells, text, m, n_sig = relative_cells(t, ref, pairs, tasks, stats)
@@ -258,8 +264,10 @@ def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
                   f"{t.language} − {reference} accuracy (points), {t.classifier}",
                   diverging=True, sub=sub, hatch=ns)  # fmt: skip
     md = _md(["encoder", *tasks], [[p.label, *row] for p, row in zip(pairs, text, strict=True)])
+    sel = relative_selectivity(t, ref, pairs, tasks, stats)
     return (f"{md}\nDifferences in points with 95% intervals; {m} comparisons, Holm-corrected "
-            f"at α = 0.05: {n_sig} significant (`ns` and hatched cells are not).\n")  # fmt: skip
+            f"at α = 0.05: {n_sig} significant (`ns` and hatched cells are not).\n"
+            + sel)  # fmt: skip
 
 
 def _small_n(cell: list[Experiment]) -> str:

@@ -93,3 +93,34 @@ def separability(t: Table, stats: Stats) -> str:
         + "\n".join(rows)
         + "\n"
     )
+
+
+def relative_selectivity(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats) -> str:
+    """Markdown: selectivity of each pair, language minus reference, with a 95% interval (the
+    two bootstrap intervals combined as independent normals); empty without controls."""
+    rows = []
+    for p in pairs:
+        cells = []
+        for task in tasks:
+            a, b = _single(t, p.row, task), _single(ref, p.ref_row, task)
+            sa = stats.selectivity(a) if a is not None else None
+            sb = stats.selectivity(b) if b is not None else None
+            if sa is None or sb is None:
+                cells.append("")
+                continue
+            d = sa[0] - sb[0]
+            se = ((sa[2] - sa[1]) ** 2 + (sb[2] - sb[1]) ** 2) ** 0.5 / 2
+            ci = f" [{100 * (d - se):+.1f}, {100 * (d + se):+.1f}]" if se == se else ""
+            cells.append(f"{100 * d:+.1f}{ci}")
+        if any(cells):
+            rows.append(f"| {p.label} | " + " | ".join(cells) + " |")
+    if not rows:
+        return ""
+    head = "| encoder | " + " | ".join(tasks) + " |\n|" + "---|" * (len(tasks) + 1)
+    return (
+        f"\nSelectivity, {t.language} − {ref.language} (points, 95% interval):\n\n"
+        + head
+        + "\n"
+        + "\n".join(rows)
+        + "\n"
+    )

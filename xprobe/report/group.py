@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from xprobe.probe.records import PER_RUN_FIELDS
+
 __all__ = [
     "CELL_FIELDS",
     "PER_RUN_FIELDS",
@@ -36,22 +38,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# Fields that differ between the seeds of one experiment (never part of the key).
-PER_RUN_FIELDS = frozenset(
-    {
-        "seed",
-        "value",
-        "hyperparameters",
-        "version",
-        "correct",
-        "predictions",
-        "timings",
-        "seconds",
-        "control_value",
-        "control_correct",
-        "mdl",
-    }
-)
 # Fields that say which cell of a table an experiment fills, or describe its data: part of
 # the key, but not of the setting a table heading states.
 CELL_FIELDS = frozenset(

@@ -121,6 +121,28 @@ class Stats:
                 self._ci[id(e)] = (*wilson(e.mean, int(e.get("n_test", 0))), "binomial")
         return self._ci[id(e)]
 
+    def control_items(self, e: Experiment) -> np.ndarray | None:
+        """Per test item, the share of seeds right on the control task; None when missing."""
+        try:
+            rows = [unpack_correct(r["control_correct"], int(r["n_test"])) for r in e.records]
+        except (KeyError, ValueError):
+            return None
+        return np.mean(rows, axis=0) if rows else None
+
+    def selectivity(self, e: Experiment) -> tuple[float, float, float, str] | None:
+        """Accuracy minus control accuracy with a 95% bootstrap interval over test items
+        (paired: the same items on both tasks) and the control kind; None without controls."""
+        if not e.records or any("control_value" not in r for r in e.records):
+            return None
+        kind = "/".join(sorted({str(r.get("control", "?")) for r in e.records}))
+        sel = float(np.mean([r["value"] - r["control_value"] for r in e.records]))
+        x, c = self.items(e), self.control_items(e)
+        if x is None or c is None:
+            return sel, float("nan"), float("nan"), kind
+        rng = np_rng(0, json.dumps(e.fields, sort_keys=True, default=str), "selectivity")
+        lo, hi = bootstrap_interval(x - c, rng, self.resamples)
+        return sel, lo, hi, kind
+
     def interval_text(self, e: Experiment) -> str:
         lo, hi, how = self.interval(e)
         return f" [{100 * lo:.1f}, {100 * hi:.1f}]" + ("(b)" if how == "binomial" else "")

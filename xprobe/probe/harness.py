@@ -47,13 +47,14 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-EMBEDDING_CLASSIFIERS = ("mlp", "lr", "nb", "rf")
+EMBEDDING_CLASSIFIERS = ("mlp", "lr", "nb", "rf", "mdl-mlp", "mdl-lr")  # mdl-*: xprobe.probe.mdl
 CLASSIFIERS = EMBEDDING_CLASSIFIERS + BASELINES
 # Seeds when none are asked for: 3 where a fit is cheap next to encoding and the seed changes
 # the outcome (lr: init and order); 1 for the costly MLP and random forest, and for what is
 # deterministic (a second seed would repeat the number). Test-item noise is covered by the
 # report's bootstrap intervals either way.
-AUTO_SEEDS = {"lr": 3, "mlp": 1, "rf": 1, "nb": 1, **dict.fromkeys(BASELINES, 1)}
+AUTO_SEEDS = {"lr": 3, "mlp": 1, "rf": 1, "nb": 1, "mdl-mlp": 1, "mdl-lr": 1,
+              **dict.fromkeys(BASELINES, 1)}  # fmt: skip
 
 
 def n_seeds(seeds: int | None, classifier: str) -> int:
@@ -180,7 +181,7 @@ class _Context:
             "metric": "accuracy",
             "dataset_hash": ps.sha256,
             "protocol": ps.protocol,
-            "grid": self.opts.grid if classifier in ("lr", "mlp") else "none",
+            "grid": self.opts.grid if classifier.removeprefix("mdl-") in ("lr", "mlp") else "none",
             "max_train": self.opts.max_train,
             "version": __version__,
             **({} if baseline else self.provenance[0]),
@@ -230,6 +231,8 @@ class _Context:
             )  # fmt: skip
         if hit is not None:  # per-item correctness, for intervals and paired tests (report)
             out[-1]["correct"] = pack_correct(hit)
+        if u.classifier.startswith("mdl-"):
+            out[-1]["mdl"] = self._mdl(u, xtr, x[1], y, len(ps.labels))
         if self.opts.control and u.classifier not in BASELINES:
             from xprobe.probe.controls import control_fields
 
@@ -239,7 +242,17 @@ class _Context:
             out[-1].update(control_fields(u.ps, idx, u.seed, fit))
         return out
 
+    def _mdl(self, u: _Unit, xtr, xva, y, n_classes: int) -> dict[str, Any]:
+        from xprobe.probe.mdl import online_code
+
+        cfg = replace(self.opts.train, device=self.opts.device)
+        kind = u.classifier.removeprefix("mdl-")
+        res = online_code(xtr, y[0], xva, y[1], n_classes, kind, u.seed, self.opts.grid,
+                          self.opts.hidden, cfg)  # fmt: skip
+        return res.as_record()
+
     def _fit(self, clf: str, xtr, xva, xte, y, seed: int, n_classes: int):
+        clf = clf.removeprefix("mdl-")
         if clf in ("lr", "mlp"):
             cfg = replace(self.opts.train, device=self.opts.device)
             r = train_select(

@@ -76,7 +76,7 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
 # partly filled (the data's manifest.json); test_overlap_removed: test items dropped because they
 # occur in training; correct: per-test-item correctness, packed (pack_correct); control,
 # control_value, control_correct: the control task's kind, test accuracy and correctness
-# (xprobe.probe.controls).
+# (xprobe.probe.controls); mdl: the online code of an mdl-* probe (xprobe.probe.mdl).
 OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "mapped_from": str,
     "teacher": str,
@@ -86,6 +86,7 @@ OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "control": str,
     "control_value": (int, float),
     "control_correct": str,
+    "mdl": dict,
 }
 # Fields that differ between the seeds of one experiment: the report averages over these only
 # (xprobe.report.group) and every other field, known or not, separates experiments.

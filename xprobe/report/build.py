@@ -66,6 +66,9 @@ HOW_TO_READ = """\
   key, or shuffled labels): what the representation, not the probe, contributes. Rows named
   `random-ARCH-...` are untrained encoders: the control for a trained encoder of that
   architecture.
+* MDL (probes run with `--classifier mdl-mlp`): the online codelength of the training labels
+  given the representation (Voita & Titov 2020) and its compression against the uniform code;
+  1.0 means nothing was learnable, higher means the labels are easier to extract.
 * Compare an encoder with the baselines of its language (majority, length, naive Bayes,
   bag of vectors) before reading anything into its number.
 """
@@ -184,6 +187,7 @@ def _multi(tables: list[Table]) -> dict[tuple[str, str], list[str]]:
 
 def _main_tables(tables: list[Table], out: Path, sections: list[str], stats) -> list[Path]:
     from xprobe.report.compare import separability
+    from xprobe.report.mdl_md import mdl_markdown
     from xprobe.report.selectivity import selectivity_markdown
 
     multi = _multi(tables)
@@ -192,7 +196,7 @@ def _main_tables(tables: list[Table], out: Path, sections: list[str], stats) -> 
         stem = _stem("table4", t, multi, t.language)
         header, body = render(t, stats)
         md = _write_table(out, stem, header, body)
-        sep = separability(t, stats) + selectivity_markdown(t, stats)
+        sep = separability(t, stats) + selectivity_markdown(t, stats) + mdl_markdown(t)
         sections.append(f"## {t.title()}: test accuracy (%)\n\n{md}{_footnotes(t)}{sep}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]
     return written
@@ -254,6 +258,7 @@ def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
     of differences with intervals and the count of comparisons."""
     from xprobe.report import plots
     from xprobe.report.compare import relative_cells, relative_selectivity
+    from xprobe.report.mdl_md import relative_mdl
 
     tasks = [x for x in t.tasks if x in ref.tasks]
     cells, text, m, n_sig = relative_cells(t, ref, pairs, tasks, stats)
@@ -264,7 +269,7 @@ def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
                   f"{t.language} − {reference} accuracy (points), {t.classifier}",
                   diverging=True, sub=sub, hatch=ns)  # fmt: skip
     md = _md(["encoder", *tasks], [[p.label, *row] for p, row in zip(pairs, text, strict=True)])
-    sel = relative_selectivity(t, ref, pairs, tasks, stats)
+    sel = relative_selectivity(t, ref, pairs, tasks, stats) + relative_mdl(t, ref, pairs, tasks)
     return (f"{md}\nDifferences in points with 95% intervals; {m} comparisons, Holm-corrected "
             f"at α = 0.05: {n_sig} significant (`ns` and hatched cells are not).\n"
             + sel)  # fmt: skip

@@ -270,12 +270,13 @@ class _Context:
 
 
 def _subsample(ps: ProbingSet, n: int | None, seed: int) -> tuple[ProbingSet, np.ndarray | None]:
-    """At most ``n`` training sentences, class-balanced (see design.balanced_subsample)."""
+    """At most ``n`` training sentences with the class proportions kept (Eger et al.; see
+    design.stratified_subsample)."""
     if n is None or ps.size("tr") <= n:
         return ps, None
-    from xprobe.probe.design import balanced_subsample
+    from xprobe.probe.design import stratified_subsample
 
-    idx = balanced_subsample(ps.y("tr"), n, seed, ps.language, ps.task)
+    idx = stratified_subsample(ps.y("tr"), n, seed, ps.language, ps.task)
     tokens = dict(ps.tokens, tr=[ps.tokens["tr"][i] for i in idx])
     labels = dict(ps.labels_of, tr=[ps.labels_of["tr"][i] for i in idx])
     rows = dict(ps.rows, tr=ps.rows["tr"][idx])

@@ -1,11 +1,14 @@
 """Design-choice robustness (Eger, Daxenberger & Gurevych 2020).
 
-Probe the same encoders with several classifiers (LR, MLP, naive Bayes, random forest) and
-training sizes (class-balanced subsamples: 2k, 5k, 10k, 20k, 30k, 100k by default), then ask how
-stable the *ranking of encoders* is across these settings:
+Probe the same encoders with several classifiers (LR; MLP over the hidden x dropout x L2 grid,
+``grid="full"``; Gaussian naive Bayes, untuned; random forest with its depth tuned over 10, 50,
+100, unlimited) and training sizes (subsamples that keep the class proportions: 2k, 5k, 10k,
+20k, 30k, 100k by default), as Eger et al. did, then ask how stable the *ranking of encoders* is
+across these settings, within one language and dataset (:func:`stability_groups`; records of
+several languages are never pooled):
 
-* ``sim_c(s, t)``: for classifier c, the correlation (Spearman or Kendall) between the encoders'
-  scores at sizes s and t, set to 0 when its p-value exceeds 0.2, averaged over tasks (Eq. 1);
+* ``sim_c(s, t)``: for classifier c, the correlation (Pearson, their main-text measure;
+  Spearman; or Kendall) between the encoders' scores at sizes s and t, set to 0 when its p-value exceeds 0.2, averaged over tasks (Eq. 1);
   ``sim_c(s)``: its mean over all sizes t (Eq. 2);
 * ``sim_{c,d}(s, t)``: the same between classifiers c and d (Eq. 3), summarised as min/avg;
 * ``mu(c, s)``: per task, the correlation between the ranking of setting (c, s) and the ranking
@@ -13,6 +16,9 @@ stable the *ranking of encoders* is across these settings:
   The ranking with most Spearman support is found exactly by sorting encoders by mean rank
   (minimising the summed squared rank differences is the rearrangement problem); for Kendall the
   same ranking is used (the Borda approximation of the Kemeny ranking).
+
+:func:`ranking_support` adds how well each ordering survives test-set noise: the share of
+bootstrap resamples of the test items in which a setting's ordering of encoders holds.
 
 The measurements are ordinary probe records (``xprobe probe --classifier lr mlp nb rf
 --max-train N``, one run per size: :func:`robustness_study`), so they share the embedding cache;
@@ -44,9 +50,11 @@ __all__ = [
     "ROBUSTNESS_CLASSIFIERS",
     "SIZES",
     "StabilityReport",
+    "ranking_support",
     "robustness_study",
     "stability",
     "stability_groups",
+    "study_key",
 ]
 
 SIZES = (2000, 5000, 10000, 20000, 30000, 100000)
@@ -66,7 +74,7 @@ def robustness_study(
     from xprobe.probe.harness import ProbeOptions, run_probe
     from xprobe.probe.records import read_records
 
-    base = opts or ProbeOptions()
+    base = opts or ProbeOptions(grid="full")  # the MLP's hidden x dropout x L2 grid (Eger et al.)
     for spec in encoders:
         for size in sizes:
             run_probe(spec, data_dir, out, replace(base, classifiers=tuple(classifiers),
@@ -109,7 +117,7 @@ _WITHIN = frozenset({"classifier", "max_train", "grid", "n_train", "encoder", "e
                      "test_overlap", "test_overlap_removed"})  # fmt: skip
 
 
-def _study_key(r: dict[str, Any]) -> tuple:
+def study_key(r: dict[str, Any]) -> tuple:
     return tuple(sorted((k, str(v)) for k, v in r.items() if k not in _WITHIN | _PER_RUN))
 
 
@@ -121,7 +129,7 @@ def stability_groups(
     groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         if r["split"] == "test" and r["encoder"] != "baseline":
-            groups[_study_key(r)].append(r)
+            groups[study_key(r)].append(r)
     out: dict[tuple, StabilityReport | str] = {}
     for key, recs in sorted(groups.items()):
         if len({_setting(r) for r in recs}) < 2:
@@ -150,7 +158,7 @@ def _table(records: Iterable[dict[str, Any]]):
     for r in records:
         if r["split"] != "test" or r["encoder"] == "baseline":
             continue
-        studies.add(_study_key(r))
+        studies.add(study_key(r))
         acc[_setting(r)][r["task"]][r["encoder"]].append(r["value"])
     if len(studies) > 1:
         diff = sorted({kv for s in studies for kv in s} - set.intersection(*map(set, studies)))
@@ -225,3 +233,39 @@ def _mu(vec, settings, tasks, method: str, closeness: float):
             if np.isfinite(rho) and rho >= closeness:
                 mu[s] += rho
     return mu, cons
+
+
+def ranking_support(
+    records: Iterable[dict[str, Any]], resamples: int = 200, seed: int = 0
+) -> dict[tuple[str, int], dict[str, float]]:
+    """Per setting and task: the share of bootstrap resamples of the test items in which the
+    observed ordering of the encoders holds (every encoder at least as good as the next).
+
+    Items are resampled jointly for all encoders (they share the test set); each item's
+    correctness is averaged over seeds. Only records with per-item correctness (``correct``)
+    count; a (setting, task) with fewer than 2 such encoders, or with test sets of different
+    sizes, is left out. Records must be of one study (one language and dataset)."""
+    from xprobe.files import np_rng
+    from xprobe.probe.records import unpack_correct
+
+    _table(records)  # raises on records of several studies
+    items: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for r in records:
+        if r["split"] == "test" and r["encoder"] != "baseline" and "correct" in r:
+            hits = unpack_correct(r["correct"], int(r["n_test"]))
+            items[_setting(r)][r["task"]][r["encoder"]].append(hits)
+    out: dict[tuple[str, int], dict[str, float]] = {}
+    for setting, tasks in sorted(items.items()):
+        for task, encs in sorted(tasks.items()):
+            mats = [np.mean(v, axis=0) for _, v in sorted(encs.items())]
+            if len(mats) < 2 or len({len(m) for m in mats}) != 1:
+                continue
+            c = np.stack(mats)
+            order = np.argsort(-c.mean(1), kind="stable")
+            gen = np_rng(seed, setting[0], setting[1], task, "ranking")
+            held = 0
+            for _ in range(resamples):
+                m = c[order][:, gen.integers(0, c.shape[1], size=c.shape[1])].mean(1)
+                held += bool(np.all(np.diff(m) <= 0))
+            out.setdefault(setting, {})[task] = held / resamples
+    return out

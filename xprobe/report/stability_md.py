@@ -60,9 +60,24 @@ def _section(sp, pe) -> str:
     return md
 
 
+def _support(recs: list[dict[str, Any]]) -> str:
+    from xprobe.probe.robustness import ranking_support
+
+    sup = ranking_support(recs)
+    if not sup:
+        return ("\nRanking robustness: no per-item correctness in these records (probe again to "
+                "get it).\n")  # fmt: skip
+    tasks = sorted({t for d in sup.values() for t in d})
+    rows = [[c, str(s)] + [f"{100 * d[t]:.0f}%" if t in d else "" for t in tasks]
+            for (c, s), d in sup.items()]  # fmt: skip
+    return ("\nRanking robustness: share of bootstrap resamples of the test items in which each "
+            "setting's ordering of encoders holds:\n\n"
+            + _md(["classifier", "size", *tasks], rows))  # fmt: skip
+
+
 def stability_markdown(records: Iterable[dict[str, Any]]) -> str | None:
     """The stability study as Markdown; None when no language has >= 2 settings."""
-    from xprobe.probe.robustness import stability_groups
+    from xprobe.probe.robustness import stability_groups, study_key
 
     records = list(records)
     sp = stability_groups(records, method="spearman")
@@ -78,5 +93,7 @@ def stability_markdown(records: Iterable[dict[str, Any]]) -> str | None:
         if isinstance(rep, str):
             parts.append(f"No stability scores: {rep}.\n")
         else:
-            parts.append(_section(rep, pe[key]))
+            recs = [r for r in records if r["split"] == "test" and r["encoder"] != "baseline"
+                    and study_key(r) == key]  # fmt: skip
+            parts.append(_section(rep, pe[key]) + _support(recs))
     return "\n".join(parts)

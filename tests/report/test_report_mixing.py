@@ -124,3 +124,12 @@ def test_xnli_says_why_no_figure(tmp_path):
     assert not any("xnli" in p.name for p in paths)
     text = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
     assert "No figure" in text and "2 encoder(s) with an XNLI accuracy for en (3 needed)" in text
+
+
+def test_layers_are_rows_and_overlap_dicts_flag(tmp_path):
+    recs = [_rec("hf", "en", "WC", 0.2, layer=3), _rec("hf", "en", "WC", 0.8, layer=6),
+            _rec("bov", "en", "WC", 0.3, overlap_removed={"va": 2, "te": 5})]  # fmt: skip
+    write_report(recs, tmp_path)
+    rows = {r[0]: r[1:] for r in csv.reader(open(tmp_path / "table4_xprobe_mlp_en.csv"))}
+    assert rows["hf@L3"][0].startswith("20.0 [") and rows["hf@L6"][0].startswith("80.0 [")
+    assert rows["bov"][0].endswith("†")

@@ -8,7 +8,8 @@ across these settings, within one language and dataset (:func:`stability_groups`
 several languages are never pooled):
 
 * ``sim_c(s, t)``: for classifier c, the correlation (Pearson, their main-text measure;
-  Spearman; or Kendall) between the encoders' scores at sizes s and t, set to 0 when its p-value exceeds 0.2, averaged over tasks (Eq. 1);
+  Spearman; or Kendall) between the encoders' scores at sizes s and t, set to 0 when its
+  p-value exceeds 0.2, averaged over tasks (Eq. 1);
   ``sim_c(s)``: its mean over all sizes t (Eq. 2);
 * ``sim_{c,d}(s, t)``: the same between classifiers c and d (Eq. 3), summarised as min/avg;
 * ``mu(c, s)``: per task, the correlation between the ranking of setting (c, s) and the ranking

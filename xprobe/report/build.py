@@ -36,7 +36,14 @@ import numpy as np
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
 from xprobe.report.group import Experiment, group_experiments, setting_label
-from xprobe.report.tables import Table, baseline_block, build_tables, order_tasks, render
+from xprobe.report.tables import (
+    Table,
+    baseline_block,
+    build_tables,
+    order_tasks,
+    overlap,
+    render,
+)
 from xprobe.report.xnli import load_xnli
 
 __all__ = ["HOW_TO_READ", "load_xnli", "table1", "write_report"]
@@ -113,8 +120,7 @@ def _stem(prefix: str, t: Table, varying: dict, *parts: str) -> str:
 def _footnotes(t: Table) -> str:
     exps = t.experiments()
     notes = []
-    over = sorted({e.get("task") for e in exps if (e.get("test_overlap_removed") or 0) > 0
-                   or (e.get("test_overlap") or 0) > 0})  # fmt: skip
+    over = sorted({e.get("task") for e in exps if overlap(e) > 0})
     if over:
         notes.append(f"† test overlaps training: {', '.join(over)}")
     part = sorted({e.get("task") for e in exps if e.get("partial")})

@@ -39,7 +39,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 # Fields that say which cell of a table an experiment fills, or describe its data: part of
-# the key, but not of the setting a table heading states.
+# the key, but not of the setting a table heading states (a layer is part of the row: ENC@L3).
 CELL_FIELDS = frozenset(
     {
         "encoder",
@@ -57,7 +57,10 @@ CELL_FIELDS = frozenset(
         "teacher",
         "test_overlap",
         "test_overlap_removed",
+        "overlap_removed",
+        "vocab_coverage",
         "partial",
+        "layer",
     }
 )
 

@@ -29,6 +29,7 @@ __all__ = [
     "fmt_cell",
     "order_tasks",
     "render",
+    "row_name",
 ]
 
 # SentEval order of the X-Probe tasks; unknown tasks follow alphabetically.
@@ -66,9 +67,22 @@ class Table:
         return [e for _, cells in self.rows for cell in cells for e in cell]
 
 
+def row_name(e: Experiment) -> str:
+    """An encoder row's name: the encoder, with ``@L<n>`` for one layer of a layer-wise one."""
+    layer = e.get("layer")
+    return str(e.get("encoder")) if layer is None else f"{e.get('encoder')}@L{layer}"
+
+
+def overlap(e: Experiment) -> int:
+    """Test items that overlapped training (removed or not), from whichever field says so."""
+    removed = e.get("overlap_removed")
+    n = int(removed.get("te", 0)) if isinstance(removed, dict) else 0
+    return n + int(e.get("test_overlap_removed") or 0) + int(e.get("test_overlap") or 0)
+
+
 def _flags(e: Experiment) -> str:
     out = ""
-    if (e.get("test_overlap_removed") or 0) > 0 or (e.get("test_overlap") or 0) > 0:
+    if overlap(e) > 0:
         out += "†"
     if e.get("partial"):
         out += "*"
@@ -163,9 +177,9 @@ def _table(ds, clf, lang, setting, members, bases) -> Table:
     bnames = [b for b in BASELINES if b in found] + sorted(found - set(BASELINES))
     rows = list(zip(bnames, _fill(bnames, bases, tasks, lambda e: e.get("classifier")),
                     strict=True))  # fmt: skip
-    ids = sorted({(e.get("encoder"), e.get("encoder_id")) for e in members})
+    ids = sorted({(row_name(e), e.get("encoder_id")) for e in members})
     labels = _row_labels(ids)
-    filled = _fill(ids, members, tasks, lambda e: (e.get("encoder"), e.get("encoder_id")))
+    filled = _fill(ids, members, tasks, lambda e: (row_name(e), e.get("encoder_id")))
     rows += [(labels[k], cells) for k, cells in zip(ids, filled, strict=True)]
     return Table(ds, clf, lang, setting, tasks, rows, ids)
 

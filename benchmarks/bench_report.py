@@ -10,9 +10,10 @@ trained here on the sets' own sentences (dim 50, 3 epochs, one thread, as the re
 3. time the report's bootstrap intervals (all experiments) against the plain probe;
 4. write the report (intervals, selectivity, MDL, relative to English) into ``--out``.
 
-Example::
+Example (the run in BENCHMARKS.md: four tasks)::
 
-    python benchmarks/bench_report.py --out /tmp/bench-report --json /tmp/bench-report.json
+    python benchmarks/bench_report.py --out /tmp/bench-report --json /tmp/bench-report.json \
+        --tasks sentence_length bigram_shift past_present subj_number
 """
 
 from __future__ import annotations
@@ -26,19 +27,24 @@ from pathlib import Path
 SHARED = Path(os.environ.get("XPROBE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 
 
-def train_vectors(lang: str, out: Path) -> Path:
+def train_vectors(lang: str, out: Path, folders: list[str] | None) -> Path:
+    """fastText vectors on the sentences of the task folders used (kept for reruns)."""
     import fasttext
 
+    vec = out / f"{lang}.vec"
+    if vec.is_file():
+        return vec
     fasttext.FastText.eprint = lambda *a, **k: None
     text = out / f"{lang}.txt"
     with open(text, "w", encoding="utf-8") as f:
         for task in sorted((SHARED / "data" / "xprobe" / lang).iterdir()):
+            if folders and task.name not in folders:
+                continue
             for split in ("va", "te"):
                 for line in open(task / f"{split}.txt", encoding="utf-8"):
                     f.write(line.split("\t")[0] + "\n")
     model = fasttext.train_unsupervised(str(text), dim=50, epoch=3, minCount=2, thread=1,
                                         verbose=0)  # fmt: skip
-    vec = out / f"{lang}.vec"
     with open(vec, "w", encoding="utf-8") as f:
         f.write(f"{len(model.words)} 50\n")
         for w in model.words:
@@ -63,7 +69,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--langs", nargs="+", default=["en", "de"])
-    ap.add_argument("--tasks", nargs="+", default=None)
+    ap.add_argument("--tasks", nargs="+", default=None, help="task folders (default: all nine)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -72,7 +78,7 @@ def main() -> None:
     cfg = TrainConfig(max_epochs=30, lr=1e-2)
     rows = []
     for lang in args.langs:
-        vec = train_vectors(lang, args.out)
+        vec = train_vectors(lang, args.out, args.tasks)
         data = SHARED / "data" / "xprobe" / lang
 
         def probe(clf, control=False, out=results, lang=lang, vec=vec, data=data):

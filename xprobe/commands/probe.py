@@ -141,7 +141,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also train each embedding probe on the task's control (Hewitt & Liang: labels "
         "a seeded function of the lexical key for Tense/SubjNum/ObjNum/SOMO when the data has "
         "provenance files, else shuffled labels); the test record gets control_value, and the "
-        "report shows selectivity = accuracy - control accuracy. Costs one more fit per probe",
+        "report shows selectivity = accuracy - control accuracy. Costs one more fit per probe; "
+        "add --force to redo probes already recorded without it",
     )
     p.add_argument("--name", help="encoder name in the records (default: from the spec)")
     p.add_argument(

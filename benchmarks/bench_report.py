@@ -71,7 +71,17 @@ def main() -> None:
     ap.add_argument("--langs", nargs="+", default=["en", "de"])
     ap.add_argument("--tasks", nargs="+", default=None, help="task folders (default: all nine)")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--interleave",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: time plain / --control / mdl-lr N times interleaved (min of each) on "
+        "--tasks of the first language, reusing --out's vectors and cache",
+    )
     args = ap.parse_args()
+    if args.interleave:
+        return interleaved(args)
     args.out.mkdir(parents=True, exist_ok=True)
     results = args.out / "results.jsonl"
     results.unlink(missing_ok=True)
@@ -104,6 +114,40 @@ def main() -> None:
         print(json.dumps(rows[-1]))
     t_rep = timed(lambda: write_report(read_records(results), args.out / "report"))
     summary = {"rows": rows, "report_s": round(t_rep, 2), "cpu_threads": os.cpu_count()}
+    print(json.dumps(summary))
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=1), encoding="utf-8")
+
+
+def interleaved(args: argparse.Namespace) -> None:
+    """Plain, control and MDL probes timed in turn (so that load drifts hit all three alike)."""
+    from xprobe.probe.classifiers import TrainConfig
+    from xprobe.probe.harness import ProbeOptions, run_probe
+    from xprobe.probe.records import read_records
+    from xprobe.report.group import group_experiments
+    from xprobe.report.stats import Stats
+
+    lang = args.langs[0]
+    vec = train_vectors(lang, args.out, args.tasks)
+    data = SHARED / "data" / "xprobe" / lang
+    times: dict[str, list[float]] = {"plain": [], "control": [], "mdl": [], "bootstrap": []}
+    for _ in range(args.interleave):
+        for name, clf, control in (("plain", "lr", False), ("control", "lr", True),
+                                   ("mdl", "mdl-lr", False)):  # fmt: skip
+            out = args.out / f"il-{name}.jsonl"
+            opts = ProbeOptions(tasks=args.tasks, classifiers=(clf,), seeds=1, language=lang,
+                                device="cpu", cache_dir=args.out / "cache", control=control,
+                                train=TrainConfig(max_epochs=30, lr=1e-2), force=True)  # fmt: skip
+            times[name].append(timed(lambda o=opts, p=out: run_probe(f"bov:{vec}", data, p, o)))
+        exps = [e for e in group_experiments(read_records(args.out / "il-plain.jsonl"))
+                if e.get("split") == "test"]  # fmt: skip
+        times["bootstrap"].append(timed(lambda exps=exps: [Stats().interval(e) for e in exps]))
+        print(json.dumps({k: round(v[-1], 3) for k, v in times.items()}))
+    best = {k: min(v) for k, v in times.items()}
+    summary = {"lang": lang, "tasks": args.tasks, "min_s": {k: round(v, 3) for k, v in best.items()},
+               "control_x": round(best["control"] / best["plain"], 2),
+               "mdl_x": round(best["mdl"] / best["plain"], 2),
+               "bootstrap_pct": round(100 * best["bootstrap"] / best["plain"], 2)}  # fmt: skip
     print(json.dumps(summary))
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1), encoding="utf-8")

@@ -144,7 +144,8 @@ def interleaved(args: argparse.Namespace) -> None:
         times["bootstrap"].append(timed(lambda exps=exps: [Stats().interval(e) for e in exps]))
         print(json.dumps({k: round(v[-1], 3) for k, v in times.items()}))
     best = {k: min(v) for k, v in times.items()}
-    summary = {"lang": lang, "tasks": args.tasks, "min_s": {k: round(v, 3) for k, v in best.items()},
+    mins = {k: round(v, 3) for k, v in best.items()}
+    summary = {"lang": lang, "tasks": args.tasks, "min_s": mins,
                "control_x": round(best["control"] / best["plain"], 2),
                "mdl_x": round(best["mdl"] / best["plain"], 2),
                "bootstrap_pct": round(100 * best["bootstrap"] / best["plain"], 2)}  # fmt: skip

@@ -185,8 +185,8 @@ def test_cli_wrong_spec_one_line(tmp_path: Path, capsys) -> None:
     (data / "past_present.txt").write_text(
         "tr\tPAST\tthe cat sat .\nva\tPRES\tthe cat sits .\nte\tPAST\tthe dog sat .\n"
     )
-    rc = main(["probe", "--encoder", "hf:/no/such/dir", "--data", str(data), "--out",
-               str(tmp_path / "r.jsonl")])  # fmt: skip
+    rc = main(["probe", "--encoder", "hf:/no/such/dir", "--data", str(data), "--lang", "en",
+               "--out", str(tmp_path / "r.jsonl")])  # fmt: skip
     err = capsys.readouterr().err
     assert rc != 0 and "model directory not found" in err and "Traceback" not in err
 

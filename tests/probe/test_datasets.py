@@ -71,7 +71,11 @@ def _xprobe_dir(root, task="bigram_shift", splits=("va", "te")):
 
 def test_xprobe_layout_and_language(tmp_path):
     root = _xprobe_dir(tmp_path)
-    assert detect_layout(root) == "xprobe" and dir_language(root) == "en"
+    assert detect_layout(root) == "xprobe"
+    with pytest.raises(XProbeError, match="--lang"):  # never the folder name
+        dir_language(root)
+    (root / "manifest.json").write_text('{"language": "en"}', encoding="utf-8")
+    assert dir_language(root) == "en"
     [ps] = load_probing_dir(root)
     assert ps.task == "BShift" and set(ps.tokens) == {"va", "te"}
     assert ps.rows["te"].tolist() == list(range(8, 16))
@@ -85,7 +89,7 @@ def test_xprobe_malformed_line(tmp_path):
 
 
 def test_ensure_train_splits_test_in_stratified_halves(tmp_path):
-    [ps] = load_probing_dir(_xprobe_dir(tmp_path))
+    [ps] = load_probing_dir(_xprobe_dir(tmp_path), language="en")
     full = ensure_train(ps, seed=0)
     assert full.tokens["tr"] == ps.tokens["va"]
     assert len(full.tokens["va"]) == len(full.tokens["te"]) == 4

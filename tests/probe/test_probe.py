@@ -56,6 +56,7 @@ class CountingEncoder:
 
 
 def _opts(tmp_path, **kw):
+    kw.setdefault("language", "xx")
     return ProbeOptions(cache_dir=tmp_path / "cache", train=FAST, device="cpu", **kw)
 
 
@@ -240,7 +241,7 @@ def test_cli_probe_baselines_and_summary(tmp_path, data, capsys):
 
     out = tmp_path / "r.jsonl"
     rc = main(["probe", "--data", str(data), "--out", str(out), "--classifier", "majority",
-               "length", "--cache-dir", str(tmp_path / "c")])  # fmt: skip
+               "length", "--cache-dir", str(tmp_path / "c"), "--lang", "xx"])  # fmt: skip
     assert rc == 0
     text = capsys.readouterr().out
     assert "SentLen" in text and "majority" in text and "length" in text

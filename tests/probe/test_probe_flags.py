@@ -39,7 +39,7 @@ def test_cli_threads_lowercase_and_caps(tmp_path: Path) -> None:
     before = torch.get_num_threads()
     try:
         rc = main(["probe", "--encoder", f"bov:{vec}", "--data", str(data), "--out",
-                   str(tmp_path / "r.jsonl"), "--classifier", "lr", "--lowercase",
+                   str(tmp_path / "r.jsonl"), "--lang", "de", "--classifier", "lr", "--lowercase",
                    "--threads", "1", "--max-dev", "4", "--max-test", "6",
                    "--cache-dir", str(tmp_path / "c"), "--max-epochs", "5"])  # fmt: skip
         assert rc == 0 and torch.get_num_threads() == 1

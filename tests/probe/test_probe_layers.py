@@ -46,6 +46,7 @@ def opts(tmp: Path, **kw) -> ProbeOptions:
         "classifiers": ("lr",),
         "cache_dir": tmp / "cache",
         "device": "cpu",
+        "language": "en",
         "train": TrainConfig(max_epochs=8, patience=3),
     }
     return ProbeOptions(**{**base, **kw})

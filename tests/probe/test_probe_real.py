@@ -57,7 +57,7 @@ def vectors(en_data, tmp_path_factory):
 
 
 def test_baselines_on_real_data(en_data, tmp_path):
-    opts = ProbeOptions(tasks=[*ORDER_TASKS, *CONTENT_TASKS],
+    opts = ProbeOptions(tasks=[*ORDER_TASKS, *CONTENT_TASKS], language="en",
                         classifiers=("majority", "length", "nb-unigram"))  # fmt: skip
     recs = run_probe(None, en_data, tmp_path / "r.jsonl", opts)
     maj, length, nb = (_test_values(recs, c) for c in ("majority", "length", "nb-unigram"))
@@ -74,6 +74,7 @@ def test_bov_fasttext_on_real_data(en_data, vectors, tmp_path):
         cache_dir=tmp_path / "cache",
         device="cpu",
         train=TrainConfig(max_epochs=30, lr=1e-2),
+        language="en",
     )
     recs = run_probe(f"bov:{vectors}", en_data, tmp_path / "r.jsonl", opts)
     bov, maj = _test_values(recs, "lr"), _test_values(recs, "majority")

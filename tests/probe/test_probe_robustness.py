@@ -1,4 +1,4 @@
-"""Eger et al.'s robustness study: balanced subsamples, sklearn classifiers, stability scores."""
+"""Eger et al.'s robustness study: subsamples, sklearn classifiers, stability, ranking support."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from xprobe.errors import XProbeError
-from xprobe.probe.design import balanced_subsample, fit_sklearn
+from xprobe.probe.design import RF_DEPTHS, balanced_subsample, fit_sklearn, stratified_subsample
 from xprobe.probe.robustness import stability
 
 
@@ -19,6 +19,25 @@ def test_balanced_subsample_water_fills():
     assert balanced_subsample(y, 40, 0, "en", "WC").tolist() == idx.tolist()
     assert balanced_subsample(y, 40, 1, "en", "WC").tolist() != idx.tolist()
     assert len(balanced_subsample(y, 500, 0)) == len(y)
+
+
+def test_stratified_subsample_keeps_proportions():
+    y = np.array([0] * 50 + [1] * 30 + [2] * 5)
+    idx = stratified_subsample(y, 40, 0, "en", "WC")
+    # exact shares 23.53, 14.12, 2.35 -> 23, 14, 2 and the one left to the largest remainder
+    assert np.bincount(y[idx], minlength=3).tolist() == [24, 14, 2]
+    assert len(set(idx.tolist())) == 40 and (np.diff(idx) > 0).all()
+    assert stratified_subsample(y, 40, 0, "en", "WC").tolist() == idx.tolist()
+    assert stratified_subsample(y, 40, 1, "en", "WC").tolist() != idx.tolist()
+
+
+def test_rf_depth_tuned_nb_untuned():
+    g = np.random.default_rng(0)
+    x = g.normal(size=(300, 4))
+    y = (x[:, 0] > 0).astype(int)
+    rf = fit_sklearn("rf", x[:200], y[:200], x[200:250], y[200:250], x[250:], y[250:], seed=0)
+    nb = fit_sklearn("nb", x[:200], y[:200], x[200:250], y[200:250], x[250:], y[250:], seed=0)
+    assert rf.params["max_depth"] in RF_DEPTHS and nb.params == {"var_smoothing": 1e-9}
 
 
 @pytest.mark.parametrize("kind", ["nb", "rf"])
@@ -93,7 +112,7 @@ def test_robustness_study_end_to_end(tmp_path):
     data.mkdir(parents=True)
     _write_task(data / "sentence_length.txt", n=80)
     encs = [_NoisyLength(v) for v in (0.0, 1.0, 8.0)]
-    opts = ProbeOptions(cache_dir=tmp_path / "c", device="cpu",
+    opts = ProbeOptions(cache_dir=tmp_path / "c", device="cpu", language="xx",
                         train=TrainConfig(max_epochs=30, patience=10, lr=1e-2))  # fmt: skip
     recs = []
     for e in encs:  # one encoder object at a time; records are named by its id
@@ -107,3 +126,31 @@ def test_robustness_study_end_to_end(tmp_path):
     rep = stability(recs)
     assert len(rep.encoders) == 3 and set(rep.mu) == {("lr", 40), ("lr", 80), ("nb", 40),
                                                       ("nb", 80)}  # fmt: skip
+
+
+def _bits_records(accs, n=1000, sizes=(100, 1000)):
+    from xprobe.probe.records import pack_correct
+
+    g = np.random.default_rng(0)
+    out = []
+    for size in sizes:
+        for task, encs in accs.items():
+            for enc, p in encs.items():
+                hits = g.random(n) < p
+                out.append({"encoder": enc, "task": task, "classifier": "lr", "split": "test",
+                            "max_train": size, "n_train": size, "value": float(hits.mean()),
+                            "n_test": n, "correct": pack_correct(hits), "language": "en",
+                            "dataset": "x"})  # fmt: skip
+    return out
+
+
+def test_ranking_support_separated_vs_tied():
+    from xprobe.probe.robustness import ranking_support
+
+    recs = _bits_records({"WC": {"a": 0.9, "b": 0.7, "c": 0.5},
+                          "SentLen": {"a": 0.700, "b": 0.701, "c": 0.702}})  # fmt: skip
+    sup = ranking_support(recs)
+    assert sup[("lr", 100)]["WC"] == 1.0
+    assert sup[("lr", 100)]["SentLen"] < 0.75  # three encoders within noise: order often breaks
+    with pytest.raises(XProbeError, match="language"):
+        ranking_support([*recs, {**recs[0], "language": "de"}])

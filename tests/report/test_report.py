@@ -9,7 +9,9 @@ import pytest
 
 from xprobe.errors import XProbeError
 from xprobe.probe.records import append_records
-from xprobe.report.build import aggregate, load_xnli, table1, write_report
+from xprobe.report.build import load_xnli, table1, write_report
+from xprobe.report.group import group_experiments
+from xprobe.report.tables import build_tables
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -51,12 +53,16 @@ def records():
     return recs
 
 
-def test_aggregate_and_table1(records):
-    agg = aggregate(records)
-    mean, std, n = agg[("xprobe", "mlp", "en", "bilstm-max", "SentLen")]
-    assert n == 2 and mean == pytest.approx(0.71) and std == pytest.approx(0.01)
-    assert agg[("xprobe", "baseline", "en", "majority", "SentLen")][0] == 0.2
-    rows = {t: (m, s, k) for t, m, s, k in table1(agg, "xprobe", "mlp")}
+def test_experiments_and_table1(records):
+    exps = group_experiments(records)
+    (bl,) = [e for e in exps if e.get("encoder") == "bilstm-max" and e.get("language") == "en"
+             and e.get("task") == "SentLen" and e.get("dataset") == "xprobe"]  # fmt: skip
+    assert bl.n == 2 and bl.mean == pytest.approx(0.71) and bl.std == pytest.approx(0.01)
+    (maj,) = [e for e in exps if e.get("classifier") == "majority"]
+    assert maj.mean == 0.2 and maj.std is None
+    tables = build_tables(exps)
+    key = next(t.setting_key() for t in tables if t.dataset == "xprobe")
+    rows = {t: (m, s, k) for t, m, s, k in table1(tables, "xprobe", "mlp", key)}
     # WC over (en, de) x 3 encoders: .30 .06 .27 and .25 .01 .22
     wc = [0.30, 0.06, 0.27, 0.25, 0.01, 0.22]
     assert rows["WC"][0] == pytest.approx(sum(wc) / 6) and rows["WC"][2] == 6
@@ -89,9 +95,11 @@ def test_report_writes_tables_and_pngs(tmp_path, records):
             assert p.read_bytes()[:8] == PNG_MAGIC and p.stat().st_size > 2000
     rows = list(csv.reader(open(tmp_path / "rep" / "table4_xprobe_mlp_en.csv")))
     assert rows[0] == ["encoder", "SentLen", "WC"]
-    cells = {r[0]: r[1:] for r in rows[1:]}
+    cells = {r[0]: [c.split(" [")[0] + (" ±" + c.split(" ±")[1] if " ±" in c else "")
+                    for c in r[1:]] for r in rows[1:]}  # fmt: skip
     assert cells["majority"] == ["20.0", ""]  # baselines first, empty cell when not measured
-    assert cells["bilstm-max"] == ["71.0 ± 1.0", "30.0"]
+    assert cells["bilstm-max"] == ["71.0 ± 1.0 (2 seeds)", "30.0"]
+    assert cells["n_test"] == ["50", "50"]
     assert cells["cnn-avg"] == ["20.0", "6.0"]
     assert rows[1][0] == "majority"
     xr = list(csv.reader(open(tmp_path / "rep" / "xnli_spearman_xprobe_mlp.csv")))
@@ -129,4 +137,4 @@ def test_stability_section_from_several_settings(tmp_path):
     paths = write_report(recs, tmp_path)
     assert any(p.name == "stability.md" for p in paths)
     text = (tmp_path / "stability.md").read_text()
-    assert "| lr | 100 | 2.00 |" in text  # perfect agreement on 2 tasks: mu = 2
+    assert "| lr | 100 | 2.00 | 2.00 |" in text  # perfect agreement on 2 tasks: mu = 2

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from xprobe.probe.records import append_records, read_records
-from xprobe.report.build import aggregate, write_report
+from xprobe.report.build import write_report
+from xprobe.report.group import group_experiments
 from xprobe.report.layers import best_layers, layer_cells
+from xprobe.report.tables import row_name
 
 # accuracy by (language, task) per layer 0, 1, 2 (hand-made: SentLen peaks early, Tense late)
 ACC = {
@@ -38,10 +40,12 @@ def test_layer_records_round_trip_and_are_not_averaged(tmp_path: Path) -> None:
     append_records(tmp_path / "r.jsonl", records())
     recs = read_records(tmp_path / "r.jsonl")
     assert len(recs) == 24 and {r["layer"] for r in recs} == {0, 1, 2}
-    agg = aggregate(recs)
-    assert agg[("xprobe", "mlp", "en", "hf-tiny@L0", "SentLen")][0] == 0.90
-    assert agg[("xprobe", "mlp", "en", "hf-tiny@L2", "Tense")][0] == 0.85
-    assert not any(k[3] == "hf-tiny" for k in agg)
+    exps = [e for e in group_experiments(recs) if e.get("split") == "test"]
+    cells = {(e.get("language"), row_name(e), e.get("task")): e for e in exps}
+    assert len(cells) == len(exps) == 12  # one experiment per layer, none averaged over layers
+    assert cells[("en", "hf-tiny@L0", "SentLen")].mean == 0.90
+    assert cells[("en", "hf-tiny@L2", "Tense")].mean == 0.85
+    assert all(e.n == 1 for e in exps)
 
 
 def test_best_layer_table_and_figures(tmp_path: Path) -> None:

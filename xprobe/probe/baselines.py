@@ -40,6 +40,7 @@ class BaselineResult:
     n_train: int
     n_test: int
     params: dict[str, Any] = field(default_factory=dict)
+    test_correct: np.ndarray | None = None
 
 
 def _acc(pred: np.ndarray, y: np.ndarray) -> float:
@@ -58,6 +59,7 @@ def run_baseline(name: str, ps: ProbingSet, seed: int = 0) -> BaselineResult:
             _acc(np.full(len(yte), top), yte),
             *n,
             {"label": ps.labels[top]},
+            np.asarray(yte) == top,
         )
     if name == "length":
         return _length(ps, ytr, yva, yte, seed)
@@ -82,7 +84,9 @@ def _length(ps: ProbingSet, ytr, yva, yte, seed: int) -> BaselineResult:
         clf.fit((xtr - mu) / sd, ytr)
         pred_va = clf.predict((_lengths(ps.tokens["va"]) - mu) / sd)
         pred_te = clf.predict((_lengths(ps.tokens["te"]) - mu) / sd)
-    return BaselineResult(_acc(pred_va, yva), _acc(pred_te, yte), len(ytr), len(yte), {})
+    return BaselineResult(
+        _acc(pred_va, yva), _acc(pred_te, yte), len(ytr), len(yte), {}, np.asarray(pred_te) == yte
+    )
 
 
 def _naive_bayes(ps: ProbingSet, ytr, yva, yte, order: int) -> BaselineResult:
@@ -102,8 +106,9 @@ def _naive_bayes(ps: ProbingSet, ytr, yva, yte, order: int) -> BaselineResult:
             best = (dev, alpha, clf)
     assert best is not None
     dev, alpha, clf = best
-    test = _acc(clf.predict(xte), yte)
-    return BaselineResult(dev, test, len(ytr), len(yte), {"alpha": alpha, "ngram": order})
+    pred = clf.predict(xte)
+    params = {"alpha": alpha, "ngram": order}
+    return BaselineResult(dev, _acc(pred, yte), len(ytr), len(yte), params, pred == yte)
 
 
 def _ngrams(toks: Sequence[str], order: int) -> list[str]:

@@ -95,6 +95,8 @@ class ProbeResult:
     n_train: int
     n_test: int
     grid_dev: list[tuple[GridPoint, float]] = field(default_factory=list)
+    test_correct: np.ndarray | None = None  # per test item: prediction == label (bool)
+    test_bits: float = float("nan")  # sum over test items of -log2 p(label | x) (MDL)
 
 
 def grid_points(kind: str, grid: str = "default", hidden: int = 150) -> list[GridPoint]:
@@ -310,13 +312,15 @@ def train_select(
     best, snaps, epochs = _train(groups, xtr_t, ytr_t, xva_t, yva_t, cfg, seed, dgen, len(points))
     sel = int(np.argmax(best))
     with torch.no_grad():
-        pred = torch.cat(
-            [
-                _forward_single(snaps[sel], xte_t[i : i + 8192]).argmax(-1)
-                for i in range(0, len(xte_t), 8192)
-            ]
-        )
-    test_acc = int((pred == yte_t).sum().item()) / len(yte_t) if len(yte_t) else float("nan")
+        logits = [
+            _forward_single(snaps[sel], xte_t[i : i + 8192]) for i in range(0, len(xte_t), 8192)
+        ]
+        logits_t = torch.cat(logits) if logits else torch.zeros((0, c), device=device)
+        pred = logits_t.argmax(-1)
+        logp = torch.log_softmax(logits_t.double(), -1).gather(1, yte_t.view(-1, 1))
+        nll_bits = float(-logp.sum().item() / math.log(2))
+    hit = pred == yte_t
+    test_acc = int(hit.sum().item()) / len(yte_t) if len(yte_t) else float("nan")
     return ProbeResult(
         selected=points[sel],
         dev_acc=float(best[sel]),
@@ -325,6 +329,8 @@ def train_select(
         n_train=len(ytr),
         n_test=len(yte),
         grid_dev=[(pt, float(b)) for pt, b in zip(points, best, strict=False)],
+        test_correct=hit.cpu().numpy(),
+        test_bits=nll_bits,
     )
 
 

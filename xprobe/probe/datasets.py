@@ -216,7 +216,9 @@ def detect_layout(data_dir: str | os.PathLike[str]) -> str:
 
 
 def dir_language(data_dir: str | os.PathLike[str]) -> str:
-    """The language of a probing folder: ``manifest.json``'s ``language``, else the folder name."""
+    """The language of a probing folder: ``manifest.json``'s ``language``. A folder name is
+    never taken for a language (``probing/v2`` or ``models/en-bilstm-max`` would be misread):
+    without a manifest the caller must say it (``--lang``)."""
     d = Path(data_dir)
     manifest = d / "manifest.json"
     if manifest.is_file():
@@ -226,7 +228,8 @@ def dir_language(data_dir: str | os.PathLike[str]) -> str:
             raise InputError(str(manifest), None, "not a JSON object") from None
         if lang:
             return str(lang)
-    return d.resolve().name
+        raise InputError(str(manifest), None, "no 'language'; pass the language with --lang")
+    raise XProbeError(f"{d}: no manifest.json to take the language from; pass it with --lang")
 
 
 def _wanted(stem: str, tasks: list[str] | None) -> bool:

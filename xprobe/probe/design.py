@@ -13,7 +13,9 @@ import numpy as np
 from xprobe.errors import XProbeError
 from xprobe.files import np_rng
 
-__all__ = ["SkResult", "balanced_subsample", "fit_sklearn"]
+__all__ = ["RF_DEPTHS", "SkResult", "balanced_subsample", "fit_sklearn", "stratified_subsample"]
+
+RF_DEPTHS = (10, 50, 100, None)  # Eger et al.: max depth tuned on dev over these
 
 
 def balanced_subsample(y: np.ndarray, n: int, seed: int, *purpose: object) -> np.ndarray:
@@ -39,26 +41,50 @@ def balanced_subsample(y: np.ndarray, n: int, seed: int, *purpose: object) -> np
     return np.sort(np.concatenate([pools[c][: quota[c]] for c in classes]))
 
 
+def stratified_subsample(y: np.ndarray, n: int, seed: int, *purpose: object) -> np.ndarray:
+    """Sorted indices of ``n`` items that keep the class proportions of ``y`` (Eger et al.'s
+    subsamples): quotas ``n * share`` rounded by largest remainder (ties: label order), items of
+    each class drawn at random, seeded by (seed, *purpose)."""
+    y = np.asarray(y)
+    if n >= len(y):
+        return np.arange(len(y))
+    gen = np_rng(seed, *purpose, "subsample")
+    classes, counts = np.unique(y, return_counts=True)
+    exact = n * counts / counts.sum()
+    quota = np.floor(exact).astype(int)
+    extra = n - int(quota.sum())
+    for i in sorted(range(len(classes)), key=lambda i: (-(exact[i] - quota[i]), i))[:extra]:
+        quota[i] += 1
+    parts = [gen.permutation(np.flatnonzero(y == c))[:q] for c, q in zip(classes, quota,
+             strict=True)]  # fmt: skip
+    return np.sort(np.concatenate(parts))
+
+
 @dataclass
 class SkResult:
     dev_acc: float
     test_acc: float
     params: dict[str, Any] = field(default_factory=dict)
+    test_correct: np.ndarray | None = None
 
 
 def fit_sklearn(
     kind: str, xtr, ytr, xva, yva, xte, yte, seed: int = 0, n_jobs: int = 1
 ) -> SkResult:
-    """``nb``: Gaussian naive Bayes (var_smoothing selected on dev from 1e-9, 1e-6, 1e-3);
-    ``rf``: a random forest of 100 trees (max_features sqrt, seeded)."""
+    """``nb``: Gaussian naive Bayes, untuned (scikit-learn's defaults, as Eger et al.);
+    ``rf``: a random forest of 100 trees (max_features sqrt, seeded) with its maximum depth
+    selected on dev from :data:`RF_DEPTHS` (10, 50, 100, unlimited), as Eger et al."""
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.naive_bayes import GaussianNB
 
     if kind == "nb":
-        cands = [({"var_smoothing": v}, GaussianNB(var_smoothing=v)) for v in (1e-9, 1e-6, 1e-3)]
+        cands = [({"var_smoothing": 1e-9}, GaussianNB())]
     elif kind == "rf":
-        rf = RandomForestClassifier(n_estimators=100, random_state=seed % (2**32), n_jobs=n_jobs)
-        cands = [({"n_estimators": 100}, rf)]
+        cands = [
+            ({"n_estimators": 100, "max_depth": d}, RandomForestClassifier(
+                n_estimators=100, max_depth=d, random_state=seed % (2**32), n_jobs=n_jobs))
+            for d in RF_DEPTHS
+        ]  # fmt: skip
     else:
         raise XProbeError(f"unknown scikit-learn classifier {kind!r}; valid: nb, rf")
     best: SkResult | None = None
@@ -66,6 +92,7 @@ def fit_sklearn(
         clf.fit(xtr, ytr)
         dev = float(np.mean(clf.predict(xva) == yva))
         if best is None or dev > best.dev_acc:
-            best = SkResult(dev, float(np.mean(clf.predict(xte) == yte)), params)
+            hit = clf.predict(xte) == yte
+            best = SkResult(dev, float(np.mean(hit)), params, hit)
     assert best is not None
     return best

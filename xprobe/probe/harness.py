@@ -34,14 +34,33 @@ from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
 from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
-from xprobe.probe.records import append_records, read_records, record_key
+from xprobe.probe.provenance import encoder_fields, partial_tasks
+from xprobe.probe.records import append_records, pack_correct, read_records, record_key
 
-__all__ = ["CLASSIFIERS", "EMBEDDING_CLASSIFIERS", "ProbeOptions", "run_probe"]
+__all__ = [
+    "AUTO_SEEDS",
+    "CLASSIFIERS",
+    "EMBEDDING_CLASSIFIERS",
+    "ProbeOptions",
+    "n_seeds",
+    "run_probe",
+]
 
 log = logging.getLogger(__name__)
 
-EMBEDDING_CLASSIFIERS = ("mlp", "lr", "nb", "rf")
+EMBEDDING_CLASSIFIERS = ("mlp", "lr", "nb", "rf", "mdl-mlp", "mdl-lr")  # mdl-*: xprobe.probe.mdl
 CLASSIFIERS = EMBEDDING_CLASSIFIERS + BASELINES
+# Seeds when none are asked for: 3 where a fit is cheap next to encoding and the seed changes
+# the outcome (lr: init and order); 1 for the costly MLP and random forest, and for what is
+# deterministic (a second seed would repeat the number). Test-item noise is covered by the
+# report's bootstrap intervals either way.
+AUTO_SEEDS = {"lr": 3, "mlp": 1, "rf": 1, "nb": 1, "mdl-mlp": 1, "mdl-lr": 1,
+              **dict.fromkeys(BASELINES, 1)}  # fmt: skip
+
+
+def n_seeds(seeds: int | None, classifier: str) -> int:
+    """Seeds to run for ``classifier``: ``seeds`` when given, else :data:`AUTO_SEEDS`."""
+    return seeds if seeds is not None else AUTO_SEEDS.get(classifier, 1)
 
 
 @dataclass
@@ -50,7 +69,7 @@ class ProbeOptions:
 
     tasks: list[str] | None = None
     classifiers: tuple[str, ...] = ("mlp",)
-    seeds: int = 1
+    seeds: int | None = 1  # None: AUTO_SEEDS per classifier (the CLI's default)
     grid: str = "default"
     hidden: int = 150
     max_train: int | None = None
@@ -68,6 +87,7 @@ class ProbeOptions:
     max_test: int | None = None
     lowercase: bool = False
     cache_dtype: str = "float32"
+    control: bool = False  # also probe the control task (xprobe.probe.controls)
 
 
 @dataclass
@@ -112,14 +132,15 @@ def run_probe(
     done = {record_key(r) for r in read_records(out)} if not opts.force else set()
     ctx = _Context(encoder, name, dataset, opts, EmbeddingCache(opts.cache_dir, opts.cache_dtype))
     ctx.vocab_sets = sets if needs_encoder else []
+    ctx.provenance = (encoder_fields(encoder), partial_tasks(data_dir))
     todo = [
         _Unit(ps, c, s)
         for ps in sets
         for c in opts.classifiers
-        for s in range(opts.seeds)
+        for s in range(n_seeds(opts.seeds, c))
         if opts.force or any(record_key(r) not in done for r in ctx.skeletons(ps, c, s))
     ]
-    skipped = len(sets) * len(opts.classifiers) * opts.seeds - len(todo)
+    skipped = len(sets) * sum(n_seeds(opts.seeds, c) for c in opts.classifiers) - len(todo)
     if skipped:
         log.info("%d (task, classifier, seed) already recorded in %s: skipped", skipped, out)
     written: list[dict[str, Any]] = []
@@ -140,6 +161,7 @@ class _Context:
         self.encoder = None if isinstance(encoder, str) else encoder
         self.name, self.dataset, self.opts, self.cache = name, dataset, opts, cache
         self.vocab_sets: list[ProbingSet] = []
+        self.provenance: tuple[dict[str, str], set[str]] = ({}, set())
         self._emb: dict[tuple[str, str], dict] = {}
 
     def forget(self) -> None:
@@ -185,9 +207,11 @@ class _Context:
             "metric": "accuracy",
             "dataset_hash": ps.sha256,
             "protocol": ps.protocol,
-            "grid": self.opts.grid if classifier in ("lr", "mlp") else "none",
+            "grid": self.opts.grid if classifier.removeprefix("mdl-") in ("lr", "mlp") else "none",
             "max_train": self.opts.max_train,
             "version": __version__,
+            **({} if baseline else self.provenance[0]),
+            **({"partial": True} if ps.file in self.provenance[1] else {}),
         }
         return rec if layer is None else {**rec, "layer": layer}
 
@@ -226,12 +250,12 @@ class _Context:
         return self._emb[key]
 
     def run_unit(self, u: _Unit) -> list[dict[str, Any]]:
-        ps, _ = _subsample(u.ps, self.opts.max_train, u.seed)
+        ps, idx = _subsample(u.ps, self.opts.max_train, u.seed)
         log.info("%s %s/%s %s seed %d", self.name, ps.language, ps.task, u.classifier, u.seed)
         if u.classifier in BASELINES:
             res = run_baseline(u.classifier, ps, u.seed)
-            results = {None: (res.dev_acc, res.test_acc, res.params)}
-            n_tr = res.n_train
+            results = {None: (res.dev_acc, res.test_acc, res.params, res.test_correct)}
+            x, y, n_tr = None, None, res.n_train
         else:
             # only the sentences used are encoded (a --max-train subsample, capped dev/test)
             x = [self.embeddings(ps, s) for s in ("tr", "va", "te")]
@@ -239,17 +263,46 @@ class _Context:
             results = self._fit_layers(u.classifier, x, y, u.seed, len(ps.labels))
             n_tr = len(y[0])
         out = []
-        for layer, (dev, test, hp) in results.items():
+        for layer, (dev, test, hp, hit) in results.items():
             b = self.base(u.ps, u.classifier, u.seed, layer)
             for split, value, n in (("dev", dev, ps.size("va")), ("test", test, ps.size("te"))):
                 out.append(
                     {**b, "split": split, "value": round(float(value), 6), "n_train": n_tr,
                      "n_test": n, "hyperparameters": hp}
                 )  # fmt: skip
+            if hit is not None:  # per-item correctness, for intervals and paired tests (report)
+                out[-1]["correct"] = pack_correct(hit)
+            if x is not None and y is not None:
+                xl = [part[layer] for part in x]
+                out[-1].update(self._extras(u, idx, xl, y, len(ps.labels)))
         return out
 
+    def _extras(self, u: _Unit, idx, x: list[np.ndarray], y, n_classes: int) -> dict[str, Any]:
+        """The MDL code (mdl-* classifiers) and control-task fields (--control) of one layer."""
+        extra: dict[str, Any] = {}
+        if u.classifier.startswith("mdl-"):
+            extra["mdl"] = self._mdl(u, x[0], x[1], y, n_classes)
+        if self.opts.control:
+            from xprobe.probe.controls import control_fields
+
+            def fit(*yc):
+                return self._fit(u.classifier, x[0], x[1], x[2], yc, u.seed, n_classes)
+
+            extra.update(control_fields(u.ps, idx, u.seed, fit))
+        return extra
+
+    def _mdl(self, u: _Unit, xtr, xva, y, n_classes: int) -> dict[str, Any]:
+        from xprobe.probe.mdl import online_code
+
+        cfg = replace(self.opts.train, device=self.opts.device)
+        kind = u.classifier.removeprefix("mdl-")
+        res = online_code(xtr, y[0], xva, y[1], n_classes, kind, u.seed, self.opts.grid,
+                          self.opts.hidden, cfg)  # fmt: skip
+        return res.as_record()
+
     def _fit_layers(self, clf: str, x: list[dict], y, seed: int, n_classes: int) -> dict:
-        """Per layer, (dev, test, hyperparameters): LR/MLP of every layer trained at once."""
+        """Per layer, (dev, test, hyperparameters, test correctness): LR/MLP of every layer
+        trained at once."""
         layers = list(x[0])
         if clf in ("lr", "mlp") and len(layers) > 1:
             cfg = replace(self.opts.train, device=self.opts.device)
@@ -259,23 +312,24 @@ class _Context:
                 n_classes=n_classes, hidden=self.opts.hidden, config=cfg,
             )  # fmt: skip
             return {
-                k: (r.dev_acc, r.test_acc, _hp(clf, r, joint=True))
+                k: (r.dev_acc, r.test_acc, _hp(clf, r, joint=True), r.test_correct)
                 for k, r in zip(layers, rs, strict=True)
             }
         return {k: self._fit(clf, x[0][k], x[1][k], x[2][k], y, seed, n_classes) for k in layers}
 
     def _fit(self, clf: str, xtr, xva, xte, y, seed: int, n_classes: int):
+        clf = clf.removeprefix("mdl-")
         if clf in ("lr", "mlp"):
             cfg = replace(self.opts.train, device=self.opts.device)
             r = train_select(
                 xtr, y[0], xva, y[1], xte, y[2], kind=clf, grid=self.opts.grid, seed=seed,
                 n_classes=n_classes, hidden=self.opts.hidden, config=cfg,
             )  # fmt: skip
-            return r.dev_acc, r.test_acc, _hp(clf, r)
+            return r.dev_acc, r.test_acc, _hp(clf, r), r.test_correct
         from xprobe.probe.design import fit_sklearn
 
         r = fit_sklearn(clf, xtr, y[0], xva, y[1], xte, y[2], seed)
-        return r.dev_acc, r.test_acc, r.params
+        return r.dev_acc, r.test_acc, r.params, r.test_correct
 
 
 def _hp(clf: str, r: Any, joint: bool = False) -> dict[str, Any]:
@@ -288,12 +342,13 @@ def _hp(clf: str, r: Any, joint: bool = False) -> dict[str, Any]:
 
 
 def _subsample(ps: ProbingSet, n: int | None, seed: int) -> tuple[ProbingSet, np.ndarray | None]:
-    """At most ``n`` training sentences, class-balanced (see design.balanced_subsample)."""
+    """At most ``n`` training sentences with the class proportions kept (Eger et al.; see
+    design.stratified_subsample)."""
     if n is None or ps.size("tr") <= n:
         return ps, None
-    from xprobe.probe.design import balanced_subsample
+    from xprobe.probe.design import stratified_subsample
 
-    idx = balanced_subsample(ps.y("tr"), n, seed, ps.language, ps.task)
+    idx = stratified_subsample(ps.y("tr"), n, seed, ps.language, ps.task)
     tokens = dict(ps.tokens, tr=[ps.tokens["tr"][i] for i in idx])
     labels = dict(ps.labels_of, tr=[ps.labels_of["tr"][i] for i in idx])
     rows = dict(ps.rows, tr=ps.rows["tr"][idx])

@@ -158,7 +158,8 @@ def _layer_result(
                 for i in range(0, len(xte), 8192)
             ]
         )
-    test_acc = int((pred == yte).sum().item()) / len(yte) if len(yte) else float("nan")
+    hit = pred == yte
+    test_acc = int(hit.sum().item()) / len(yte) if len(yte) else float("nan")
     return ProbeResult(
         selected=points[sel],
         dev_acc=float(best[sel]),
@@ -167,6 +168,7 @@ def _layer_result(
         n_train=n,
         n_test=len(yte),
         grid_dev=[(pt, float(b)) for pt, b in zip(points, best, strict=False)],
+        test_correct=hit.cpu().numpy(),
     )
 
 

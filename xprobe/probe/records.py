@@ -40,9 +40,12 @@ __all__ = [
     "FIELDS",
     "KEY_FIELDS",
     "OPTIONAL_FIELDS",
+    "PER_RUN_FIELDS",
     "append_records",
+    "pack_correct",
     "read_records",
     "record_key",
+    "unpack_correct",
     "validate_record",
 ]
 
@@ -68,9 +71,31 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
     "hyperparameters": dict,
     "version": str,
 }
-# Fields a record may leave out (older records have none of them); absent reads as null.
-# ``layer``: the hidden layer of a layer-wise encoder (hf:/st:, 0 = the embedding layer).
-OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {"layer": (int, type(None))}
+# Fields a record may carry (validated when present). mapped_from/teacher: the teacher's encoder
+# id and folder name of a mapped checkpoint (from its config.json); partial: the task was only
+# partly filled (the data's manifest.json); test_overlap_removed: test items dropped because they
+# occur in training; correct: per-test-item correctness, packed (pack_correct); control,
+# control_value, control_correct: the control task's kind, test accuracy and correctness
+# (xprobe.probe.controls); mdl: the online code of an mdl-* probe (xprobe.probe.mdl).
+# layer: the hidden layer of a layer-wise encoder (hf:/st:, 0 = the embedding layer).
+OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "layer": (int, type(None)),
+    "mapped_from": str,
+    "teacher": str,
+    "partial": bool,
+    "test_overlap_removed": int,
+    "correct": str,
+    "control": str,
+    "control_value": (int, float),
+    "control_correct": str,
+    "mdl": dict,
+}
+# Fields that differ between the seeds of one experiment: the report averages over these only
+# (xprobe.report.group) and every other field, known or not, separates experiments.
+PER_RUN_FIELDS = frozenset(
+    {"seed", "value", "hyperparameters", "version", "correct", "predictions", "timings",
+     "seconds", "control", "control_value", "control_correct", "mdl"}
+)  # fmt: skip
 KEY_FIELDS = (
     "encoder",
     "encoder_id",
@@ -99,7 +124,8 @@ def validate_record(rec: Any) -> list[str]:
         f"unknown field {k!r}" for k in rec if k not in FIELDS and k not in OPTIONAL_FIELDS
     ]
     for k, typ in {**FIELDS, **OPTIONAL_FIELDS}.items():
-        if k in rec and (not isinstance(rec[k], typ) or isinstance(rec[k], bool)):
+        wrong_bool = isinstance(rec.get(k), bool) and typ is not bool
+        if k in rec and (not isinstance(rec[k], typ) or wrong_bool):
             problems.append(f"{k} must be {_typename(typ)}, not {type(rec[k]).__name__}")
     if problems:
         return problems
@@ -111,6 +137,16 @@ def validate_record(rec: Any) -> list[str]:
         problems.append("accuracy must lie in [0, 1]")
     if rec["n_train"] < 0 or rec["n_test"] < 0:
         problems.append("n_train and n_test must be >= 0")
+    for bits, value in (("correct", "value"), ("control_correct", "control_value")):
+        if bits not in rec:
+            continue
+        try:
+            hits = unpack_correct(rec[bits], rec["n_test"])
+        except ValueError as e:
+            problems.append(f"{bits}: {e}")
+        else:
+            if len(hits) and abs(hits.mean() - rec.get(value, -1)) > 1e-5:
+                problems.append(f"{bits} does not agree with {value}")
     for k in ("encoder", "language", "task", "classifier", "dataset_hash"):
         if not rec[k]:
             problems.append(f"{k} must not be empty")
@@ -121,6 +157,35 @@ def _typename(typ: type | tuple[type, ...]) -> str:
     if isinstance(typ, tuple):
         return " or ".join("null" if t is type(None) else t.__name__ for t in typ)
     return typ.__name__
+
+
+def pack_correct(correct: Any) -> str:
+    """Per-item correctness (bools, test order) -> ``"b64:"`` + base64 of the packed bits
+    (one bit per item, most significant first; n_test items: 10k items -> 1,668 characters)."""
+    import base64
+
+    import numpy as np
+
+    bits = np.packbits(np.asarray(correct, dtype=bool))
+    return "b64:" + base64.b64encode(bits.tobytes()).decode("ascii")
+
+
+def unpack_correct(text: str, n: int) -> Any:
+    """The bool array of :func:`pack_correct` (``n`` items); ValueError when it does not fit."""
+    import base64
+    import binascii
+
+    import numpy as np
+
+    if not text.startswith("b64:"):
+        raise ValueError("correct must start with 'b64:'")
+    try:
+        raw = base64.b64decode(text[4:], validate=True)
+    except binascii.Error as e:
+        raise ValueError(f"correct is not base64 ({e})") from None
+    if len(raw) != (n + 7) // 8:
+        raise ValueError(f"correct holds {len(raw) * 8} bits, n_test is {n}")
+    return np.unpackbits(np.frombuffer(raw, dtype=np.uint8))[:n].astype(bool)
 
 
 def record_key(rec: dict[str, Any]) -> tuple:

@@ -1,26 +1,24 @@
 """Tables and figures from result records (always built from the records, nothing else).
 
-``write_report(records, out_dir)`` writes:
+Records are first grouped into experiments (:mod:`xprobe.report.group`): only seeds are
+averaged; any other difference (subsample size, grid, protocol, layer, data) keeps records in
+separate cells or tables. ``write_report(records, out_dir)`` writes:
 
-* ``table4_<dataset>_<classifier>_<lang>.{md,csv}``: test accuracy, rows encoders (baselines
-  first), columns tasks, mean over seeds with ± std when there are several (X-Probe Table 4);
-* ``table1_<dataset>_<classifier>.{md,csv}``: per task, mean and std across languages and
-  encoders of the per-(language, encoder) accuracies (X-Probe Table 1; baselines excluded);
-* ``relative_<dataset>_<classifier>_<lang>.png``: heatmap of language minus reference language
-  (rows encoders, columns tasks, diverging colormap centred at 0, annotated; X-Probe Figure 4);
-* ``datasets_<lang>_<classifier>_<A>_vs_<B>.png``: the reference language on two datasets
-  (record field ``dataset``): both panels and their difference (X-Probe Figure 2);
-* with XNLI accuracies: ``xnli_spearman_<dataset>_<classifier>.{md,csv,png}``: per language and
-  task, the Spearman correlation across encoders between probing and XNLI accuracy (Figure 3);
-* ``stability.md`` when records hold >= 2 (classifier, max_train) settings over >= 3 encoders
-  (Eger et al. 2020; see :mod:`xprobe.probe.robustness`);
+* ``table4_<dataset>_<classifier>_<lang>[_<setting>].{md,csv}``: test accuracy, rows encoders
+  (baselines first), columns tasks, a final ``n_test`` row (X-Probe Table 4);
+* ``baselines_<dataset>_<lang>.{md,csv}``: majority, length, NB and bag-of-vectors per language;
+* ``table1_<dataset>_<classifier>[_<setting>].{md,csv}``: per task, mean and std across languages
+  and encoders (X-Probe Table 1; baselines excluded);
+* ``relative_<dataset>_<classifier>_<lang>[_<setting>].png``: language minus reference language
+  per paired encoder (:mod:`xprobe.report.relative`; X-Probe Figure 4);
+* ``datasets_<lang>_<classifier>_<A>_vs_<B>.png``: the reference language on two datasets;
+* with XNLI accuracies: ``xnli_spearman_<dataset>_<classifier>.{md,csv,png}`` (Figure 3);
+* ``stability.md`` when a language's records hold >= 2 (classifier, max_train) settings over
+  >= 3 encoders (Eger et al. 2020; see :mod:`xprobe.probe.robustness`);
 * for layer-wise encoders (records with ``layer``; each layer is its own row ``ENC@L<n>`` in
   the tables above): accuracy-by-layer curves, layer x task heatmaps relative to the reference
   language and the best layer per task and language (:mod:`xprobe.report.layers`);
-* ``report.md``: all tables in one Markdown file, with links to the figures.
-
-XNLI files: JSON ``{"LANG": {"ENCODER": acc}}`` or a list of ``{"language", "encoder",
-"accuracy"}`` objects, or a TSV/CSV with columns language, encoder, accuracy (header optional).
+* ``report.md``: everything in one Markdown file, opening with "How to read this report".
 
 Example::
 
@@ -31,81 +29,62 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
-from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from xprobe.errors import InputError, XProbeError
+from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
+from xprobe.report.group import Experiment, group_experiments, setting_label
 from xprobe.report.layers import write_layer_report
+from xprobe.report.tables import (
+    Table,
+    baseline_block,
+    build_tables,
+    order_tasks,
+    overlap,
+    render,
+)
+from xprobe.report.xnli import load_xnli
 
-__all__ = ["Cell", "aggregate", "load_xnli", "table1", "table4", "write_report"]
+__all__ = ["HOW_TO_READ", "load_xnli", "table1", "write_report"]
 
-# SentEval order of the X-Probe tasks; unknown tasks follow alphabetically.
-TASK_ORDER = (
-    "SentLen", "WC", "TreeDepth", "BShift", "Tense", "SubjNum", "ObjNum", "SOMO", "CoordInv",
-)  # fmt: skip
+HOW_TO_READ = """\
+## How to read this report
 
-Cell = tuple[float, float, int]  # mean, std, n seeds
+* Every number is a test accuracy in %, the mean over seeds of one experiment. Records are
+  averaged only over seeds: runs that differ in anything else (training subsample `max_train`,
+  grid, protocol, layer, data) appear in separate tables, whose heading states the setting.
+* `[lo, hi]` is a 95% bootstrap interval over the test items (seeds combined); `(b)` marks a
+  binomial (Wilson) interval for records without per-item correctness. `± s (k seeds)` is the
+  standard deviation over k seeds (shown only when k > 1). The `n_test` row gives the number of
+  test items behind each column.
+* "Ranks per task" chains encoders best first: `>` where the adjacent difference is
+  significant (paired test on the same test items), `≈` where it is not.
+* Relative figures: differences not significant after Holm's correction over the figure's
+  cells are hatched (and marked `ns` in the table below the figure); the number of comparisons
+  is stated.
+* Marks: `†` the test split overlapped training, `*` the task was only partly filled by
+  extract (manifest), `‡` one cell holds two experiments on different data (shown side by side).
+* Relative figures subtract the reference language's accuracy from a language's, per encoder
+  pair: a mapped encoder is paired with the encoder it was mapped from (checkpoint metadata),
+  other encoders by name; what could not be paired is listed.
+* Selectivity (probes run with `--control`) is accuracy minus the accuracy of the same probe on
+  a control task whose labels carry no linguistic information (a seeded function of the lexical
+  key, or shuffled labels): what the representation, not the probe, contributes. Rows named
+  `random-ARCH-...` are untrained encoders: the control for a trained encoder of that
+  architecture.
+* MDL (probes run with `--classifier mdl-mlp`): the online codelength of the training labels
+  given the representation (Voita & Titov 2020) and its compression against the uniform code;
+  1.0 means nothing was learnable, higher means the labels are easier to extract.
+* Compare an encoder with the baselines of its language (majority, length, naive Bayes,
+  bag of vectors) before reading anything into its number.
+"""
 
-
-def aggregate(records: Iterable[dict[str, Any]]) -> dict[tuple, Cell]:
-    """(dataset, classifier, language, encoder, task) -> (mean, std, n) of test accuracy.
-
-    Baseline records are keyed with encoder = the baseline name and classifier = ``baseline``.
-    """
-    vals: dict[tuple, list[float]] = defaultdict(list)
-    for r in records:
-        if r["split"] != "test" or r["metric"] != "accuracy":
-            continue
-        if r["encoder"] == "baseline":
-            key = (r["dataset"], "baseline", r["language"], r["classifier"], r["task"])
-        else:
-            enc = r["encoder"] if r.get("layer") is None else f"{r['encoder']}@L{r['layer']}"
-            key = (r["dataset"], r["classifier"], r["language"], enc, r["task"])
-        vals[key].append(float(r["value"]))
-    return {k: (float(np.mean(v)), float(np.std(v)), len(v)) for k, v in vals.items()}
-
-
-def _tasks(cells: Iterable[tuple]) -> list[str]:
-    found = {k[4] for k in cells}
-    return [t for t in TASK_ORDER if t in found] + sorted(found - set(TASK_ORDER))
-
-
-def _fmt(cell: Cell | None) -> str:
-    if cell is None:
-        return ""
-    mean, std, n = cell
-    return f"{100 * mean:.1f}" + (f" ± {100 * std:.1f}" if n > 1 else "")
-
-
-def table4(agg: dict[tuple, Cell], dataset: str, classifier: str, lang: str):
-    """Rows (baselines, then encoders) x task columns of one language: header, rows of cells."""
-    tasks = _tasks(k for k in agg if k[0] == dataset)
-    keys = [k for k in agg if k[0] == dataset and k[2] == lang]
-    from xprobe.probe.baselines import BASELINES
-
-    found = {k[3] for k in keys if k[1] == "baseline"}
-    base = [b for b in BASELINES if b in found] + sorted(found - set(BASELINES))
-    encs = sorted({k[3] for k in keys if k[1] == classifier})
-    rows = [(b, [agg.get((dataset, "baseline", lang, b, t)) for t in tasks]) for b in base]
-    rows += [(e, [agg.get((dataset, classifier, lang, e, t)) for t in tasks]) for e in encs]
-    return tasks, rows
-
-
-def table1(agg: dict[tuple, Cell], dataset: str, classifier: str):
-    """Per task: mean and std across languages and encoders (rows: task, mean, std, n)."""
-    tasks = _tasks(k for k in agg if k[0] == dataset and k[1] == classifier)
-    out = []
-    for t in tasks:
-        v = [c[0] for k, c in agg.items() if k[:2] == (dataset, classifier) and k[4] == t]
-        out.append((t, float(np.mean(v)), float(np.std(v)), len(v)))
-    return out
+SMALL_N_TEST = 1000  # heatmap cells with fewer test items show their n_test
 
 
 def _md(header: list[str], rows: list[list[str]]) -> str:
@@ -131,43 +110,43 @@ def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in text)
 
 
-def load_xnli(path: str | os.PathLike[str]) -> dict[tuple[str, str], float]:
-    """(language, encoder) -> XNLI accuracy, from JSON or TSV/CSV (see module docstring)."""
-    p = Path(path)
-    if not p.is_file():
-        raise XProbeError(f"{p}: XNLI file not found")
-    text = p.read_text(encoding="utf-8")
-    out: dict[tuple[str, str], float] = {}
-    if p.suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(str(p), e.lineno, f"not JSON ({e.msg})") from None
-        if isinstance(data, dict):
-            for lang, encs in data.items():
-                if not isinstance(encs, dict):
-                    raise InputError(str(p), None, f"{lang}: expected an encoder -> accuracy map")
-                out.update({(lang, e): float(a) for e, a in encs.items()})
-        else:
-            for i, item in enumerate(data):
-                try:
-                    out[(item["language"], item["encoder"])] = float(item["accuracy"])
-                except (KeyError, TypeError, ValueError):
-                    raise InputError(str(p), None, f"item {i}: needs language, encoder, "
-                                     "accuracy") from None  # fmt: skip
-        return out
-    delim = "\t" if "\t" in text else ","
-    for lineno, row in enumerate(csv.reader(io.StringIO(text), delimiter=delim), 1):
-        if not row or not "".join(row).strip():
-            continue
-        if len(row) < 3:
-            raise InputError(str(p), lineno, "expected language, encoder, accuracy")
-        try:
-            out[(row[0].strip(), row[1].strip())] = float(row[2])
-        except ValueError:
-            if lineno == 1:
-                continue  # header
-            raise InputError(str(p), lineno, f"accuracy must be a number, not {row[2]!r}") from None
+def _stem(prefix: str, t: Table, varying: dict, *parts: str) -> str:
+    """File stem; where a dataset/classifier was run in several settings, the setting fields
+    that vary among them are added (``table4_xprobe_mlp_en_max_train-2000``)."""
+    s = f"{prefix}_{t.dataset}_{t.classifier}" + "".join(f"_{p}" for p in parts)
+    keys = varying.get((t.dataset, t.classifier), ())
+    if keys:
+        sub = {k: t.setting.get(k) for k in keys}
+        s += "_" + setting_label(sub).replace(", ", "_").replace("=", "-")
+    return _slug(s)
+
+
+def _footnotes(t: Table) -> str:
+    exps = t.experiments()
+    notes = []
+    over = sorted({e.get("task") for e in exps if overlap(e) > 0})
+    if over:
+        notes.append(f"† test overlaps training: {', '.join(over)}")
+    part = sorted({e.get("task") for e in exps if e.get("partial")})
+    if part:
+        notes.append(f"* partially filled (manifest): {', '.join(part)}")
+    if any(len(c) > 1 for _, cells in t.rows for c in cells):
+        notes.append("‡ two experiments on different data (dataset_hash) in one cell")
+    return "".join(f"\n{n}\n" for n in notes)
+
+
+def table1(tables: list[Table], dataset: str, classifier: str, setting_key: str):
+    """Per task: mean and std across languages and encoders (rows: task, mean, std, n)."""
+    tabs = [t for t in tables if (t.dataset, t.classifier) == (dataset, classifier)
+            and t.setting_key() == setting_key]  # fmt: skip
+    tasks = order_tasks({task for t in tabs for task in t.tasks})
+    out = []
+    for task in tasks:
+        v = [e.mean for t in tabs if task in t.tasks
+             for _, cells in t.rows[len(t.rows) - len(t.encoder_rows):]
+             for e in cells[t.tasks.index(task)]]  # fmt: skip
+        if v:
+            out.append((task, float(np.mean(v)), float(np.std(v)), len(v)))
     return out
 
 
@@ -178,41 +157,25 @@ def write_report(
     xnli: str | os.PathLike[str] | None = None,
 ) -> list[Path]:
     """Write every table and figure for ``records`` into ``out_dir``; return the paths written."""
-    from xprobe.report import plots
-
     records = list(records)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    agg = aggregate(records)
-    if not agg:
+    from xprobe.report.stats import Stats
+
+    exps = group_experiments(records)
+    tables = build_tables(exps)
+    stats = Stats()
+    if not tables:
         raise XProbeError("no test-split accuracy records to report")
     written: list[Path] = []
-    sections = ["# Probing report\n"]
-    combos = sorted({(k[0], k[1]) for k in agg if k[1] != "baseline"})
-    if not combos:  # baselines only
-        combos = sorted({(k[0], "baseline") for k in agg})
-    for dataset, clf in combos:
-        langs = sorted({k[2] for k in agg if k[0] == dataset})
-        for lang in langs:
-            tasks, rows = table4(agg, dataset, clf, lang)
-            stem = _slug(f"table4_{dataset}_{clf}_{lang}")
-            body = [[name] + [_fmt(c) for c in cells] for name, cells in rows]
-            md = _write_table(out, stem, ["encoder", *tasks], body)
-            sections.append(f"## {dataset} / {lang} / {clf}: test accuracy (%)\n\n{md}")
-            written += [out / f"{stem}.md", out / f"{stem}.csv"]
-            if lang != reference and clf != "baseline":
-                written += _relative(agg, out, dataset, clf, lang, reference, sections, plots)
-        if clf != "baseline":
-            t1 = table1(agg, dataset, clf)
-            stem = _slug(f"table1_{dataset}_{clf}")
-            body = [[t, f"{m:.3f}", f"{s:.3f}", str(n)] for t, m, s, n in t1]
-            md = _write_table(out, stem, ["task", "mean", "std", "n"], body)
-            sections.append(f"## {dataset} / {clf}: mean and std across languages and "
-                             f"encoders\n\n{md}")  # fmt: skip
-            written += [out / f"{stem}.md", out / f"{stem}.csv"]
-    written += _datasets_figures(agg, out, reference, sections, plots)
+    sections = ["# Probing report\n", HOW_TO_READ]
+    written += _main_tables(tables, out, sections, stats)
+    written += _baselines(exps, out, sections, stats)
+    written += _relative_all(tables, out, reference, sections, stats)
+    written += _table1_all(tables, out, sections)
+    written += _datasets_figures(tables, out, reference, sections)
     if xnli is not None:
-        written += _xnli(agg, load_xnli(xnli), out, sections, plots)
+        written += _xnli(tables, load_xnli(xnli), out, sections)
     written += _stability(records, out, sections)
     written += write_layer_report(records, out, reference, sections)  # records with a layer
     with atomic_write(out / "report.md") as f:
@@ -221,101 +184,198 @@ def write_report(
     return written
 
 
-def _matrix(agg, dataset, clf, lang, encs, tasks) -> np.ndarray:
-    return np.array(
-        [[agg.get((dataset, clf, lang, e, t), (np.nan,))[0] for t in tasks] for e in encs]
-    )
+def _multi(tables: list[Table]) -> dict[tuple[str, str], list[str]]:
+    """(dataset, classifier) -> the setting fields whose values differ among its tables."""
+    seen: dict[tuple[str, str], list[dict]] = {}
+    for t in tables:
+        seen.setdefault((t.dataset, t.classifier), []).append(t.setting)
+    out = {}
+    for k, settings in seen.items():
+        names = sorted({f for s in settings for f in s})
+        out[k] = [f for f in names if len({str(s.get(f)) for s in settings}) > 1]
+    return out
 
 
-def _relative(agg, out, dataset, clf, lang, ref, sections, plots) -> list[Path]:
-    encs = sorted({k[3] for k in agg if k[:3] == (dataset, clf, lang)})
-    encs = [e for e in encs if any(k[:4] == (dataset, clf, ref, e) for k in agg)]
-    if not encs:
-        return []
-    tasks = _tasks(k for k in agg if k[:3] in ((dataset, clf, lang), (dataset, clf, ref)))
-    diff = _matrix(agg, dataset, clf, lang, encs, tasks) - _matrix(
-        agg, dataset, clf, ref, encs, tasks
-    )
-    png = out / _slug(f"relative_{dataset}_{clf}_{lang}.png")
-    plots.heatmap(diff * 100, encs, tasks, png, f"{lang} − {ref} accuracy (points), {clf}",
-                  diverging=True)  # fmt: skip
-    sections.append(f"![{lang} relative to {ref}]({png.name})\n")
-    return [png]
+def _main_tables(tables: list[Table], out: Path, sections: list[str], stats) -> list[Path]:
+    from xprobe.report.compare import separability
+    from xprobe.report.mdl_md import mdl_markdown
+    from xprobe.report.selectivity import selectivity_markdown
 
-
-def _datasets_figures(agg, out, ref, sections, plots) -> list[Path]:
+    multi = _multi(tables)
     written = []
-    datasets = sorted({k[0] for k in agg if k[2] == ref and k[1] != "baseline"})
-    for i, a in enumerate(datasets):
-        for b in datasets[i + 1 :]:
-            for clf in sorted({k[1] for k in agg if k[0] in (a, b) and k[1] != "baseline"}):
-                encs = sorted(
-                    {k[3] for k in agg if k[:3] == (a, clf, ref)}
-                    & {k[3] for k in agg if k[:3] == (b, clf, ref)}
-                )
-                if not encs:
-                    continue
-                tasks = _tasks(k for k in agg if k[0] in (a, b) and k[1:3] == (clf, ref))
-                ma = _matrix(agg, a, clf, ref, encs, tasks)
-                mb = _matrix(agg, b, clf, ref, encs, tasks)
-                png = out / _slug(f"datasets_{ref}_{clf}_{a}_vs_{b}.png")
-                plots.compare(ma * 100, mb * 100, encs, tasks, (a, b), png)
-                sections.append(f"![{a} vs {b} ({ref}, {clf})]({png.name})\n")
-                written.append(png)
+    for t in tables:
+        stem = _stem("table4", t, multi, t.language)
+        header, body = render(t, stats)
+        md = _write_table(out, stem, header, body)
+        sep = separability(t, stats) + selectivity_markdown(t, stats) + mdl_markdown(t)
+        sections.append(f"## {t.title()}: test accuracy (%)\n\n{md}{_footnotes(t)}{sep}")
+        written += [out / f"{stem}.md", out / f"{stem}.csv"]
     return written
 
 
-def _xnli(agg, xnli, out, sections, plots) -> list[Path]:
-    from scipy.stats import spearmanr
+def _baselines(exps: list[Experiment], out: Path, sections: list[str], stats) -> list[Path]:
+    written = []
+    pairs = sorted({(e.get("dataset"), e.get("language")) for e in exps})
+    for ds, lang in pairs:
+        t = baseline_block(exps, ds, lang)
+        if t is None:
+            sections.append(f"## {ds} / {lang}: baselines\n\nNo baseline or bag-of-vectors "
+                            "records for this language (run `xprobe probe --classifier majority "
+                            "length nb-unigram`).\n")  # fmt: skip
+            continue
+        stem = _slug(f"baselines_{ds}_{lang}")
+        header, body = render(t, stats)
+        md = _write_table(out, stem, header, body)
+        sections.append(f"## {ds} / {lang}: baselines\n\n{md}")
+        written += [out / f"{stem}.md", out / f"{stem}.csv"]
+    return written
+
+
+def _cell_mean(cell: list[Experiment]) -> float:
+    return cell[0].mean if len(cell) == 1 else np.nan
+
+
+def _relative_all(tables, out, reference, sections, stats) -> list[Path]:
+    from xprobe.report.relative import pair_rows, reference_table
+
+    multi = _multi(tables)
+    written = []
+    for t in tables:
+        if t.language == reference or t.classifier == "baseline":
+            continue
+        head = f"## {t.title()} relative to {reference}\n\n"
+        ref = reference_table(t, tables, reference)
+        if ref is None:
+            sections.append(head + f"No {reference} records with the same dataset, classifier "
+                            "and setting: no relative figure.\n")  # fmt: skip
+            continue
+        pairs, unpaired = pair_rows(t, ref)
+        note = f"Not paired: {'; '.join(unpaired)}.\n" if unpaired else ""
+        if not pairs:
+            sections.append(head + f"No encoder of {t.language} pairs with a {reference} "
+                            f"encoder, so there is no relative figure. {note}")  # fmt: skip
+            continue
+        stem = _stem("relative", t, multi, t.language)
+        body = _relative_figure(t, ref, pairs, out / f"{stem}.png", reference, stats)
+        how = "; ".join(f"{p.label}: by {p.how}" for p in pairs)
+        sections.append(head + f"![{t.language} relative to {reference}]({stem}.png)\n\n"
+                        f"{body}\nPairs: {how}. {note}")  # fmt: skip
+        written.append(out / f"{stem}.png")
+    return written
+
+
+def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
+    """Draw the difference heatmap (hatched where not significant); return the Markdown table
+    of differences with intervals and the count of comparisons."""
+    from xprobe.report import plots
+    from xprobe.report.compare import relative_cells, relative_selectivity
+    from xprobe.report.mdl_md import relative_mdl
+
+    tasks = [x for x in t.tasks if x in ref.tasks]
+    cells, text, m, n_sig = relative_cells(t, ref, pairs, tasks, stats)
+    diff = np.array([[c[0] for c in row] for row in cells])
+    ns = np.array([[np.isfinite(c[0]) and not c[1] for c in row] for row in cells])
+    sub = [[_small_n(t.rows[p.row][1][t.tasks.index(x)]) for x in tasks] for p in pairs]
+    plots.heatmap(diff * 100, [p.label for p in pairs], tasks, png,
+                  f"{t.language} − {reference} accuracy (points), {t.classifier}",
+                  diverging=True, sub=sub, hatch=ns)  # fmt: skip
+    md = _md(["encoder", *tasks], [[p.label, *row] for p, row in zip(pairs, text, strict=True)])
+    sel = relative_selectivity(t, ref, pairs, tasks, stats) + relative_mdl(t, ref, pairs, tasks)
+    return (f"{md}\nDifferences in points with 95% intervals; {m} comparisons, Holm-corrected "
+            f"at α = 0.05: {n_sig} significant (`ns` and hatched cells are not).\n"
+            + sel)  # fmt: skip
+
+
+def _small_n(cell: list[Experiment]) -> str:
+    if len(cell) != 1:
+        return ""
+    n = int(cell[0].get("n_test", 0))
+    return f"n={n}" if 0 < n < SMALL_N_TEST else ""
+
+
+def _table1_all(tables, out, sections) -> list[Path]:
+    multi = _multi(tables)
+    written = []
+    done = set()
+    for t in tables:
+        key = (t.dataset, t.classifier, t.setting_key())
+        if t.classifier == "baseline" or key in done:
+            continue
+        done.add(key)
+        rows = table1(tables, *key)
+        stem = _stem("table1", t, multi)
+        body = [[task, f"{m:.3f}", f"{s:.3f}" if n > 1 else "", str(n)] for task, m, s, n in rows]
+        md = _write_table(out, stem, ["task", "mean", "std", "n"], body)
+        s = setting_label(t.setting)
+        sections.append(f"## {t.dataset} / {t.classifier}{f' ({s})' if s else ''}: mean and "
+                        f"std across languages and encoders\n\n{md}")  # fmt: skip
+        written += [out / f"{stem}.md", out / f"{stem}.csv"]
+    return written
+
+
+def _matrix(t: Table, names: list[str], tasks: list[str]) -> np.ndarray:
+    nb = len(t.rows) - len(t.encoder_rows)
+    idx = {name: nb + i for i, (name, _) in enumerate(t.encoder_rows)}
+    return np.array([[_cell_mean(t.rows[idx[e]][1][t.tasks.index(x)]) if x in t.tasks else np.nan
+                      for x in tasks] for e in names])  # fmt: skip
+
+
+def _datasets_figures(tables, out, ref, sections) -> list[Path]:
+    from xprobe.report import plots
 
     written = []
-    for dataset, clf in sorted({(k[0], k[1]) for k in agg if k[1] != "baseline"}):
-        langs = sorted({k[2] for k in agg if k[:2] == (dataset, clf)})
-        tasks = _tasks(k for k in agg if k[:2] == (dataset, clf))
-        rho = np.full((len(langs), len(tasks)), np.nan)
-        for i, lang in enumerate(langs):
-            for j, t in enumerate(tasks):
-                pairs = [
-                    (c[0], xnli[(lang, k[3])])
-                    for k, c in agg.items()
-                    if k[:3] == (dataset, clf, lang) and k[4] == t and (lang, k[3]) in xnli
-                ]
-                if len(pairs) >= 3:
-                    a, b = zip(*pairs, strict=False)
-                    if np.ptp(a) > 0 and np.ptp(b) > 0:
-                        rho[i, j] = float(spearmanr(a, b)[0])
+    refs = [t for t in tables if t.language == ref and t.classifier != "baseline"]
+    for i, a in enumerate(refs):
+        for b in refs[i + 1 :]:
+            if a.dataset == b.dataset or (a.classifier, a.setting_key()) != (
+                b.classifier, b.setting_key()):  # fmt: skip
+                continue
+            a, b = sorted((a, b), key=lambda x: x.dataset)
+            encs = sorted({n for n, _ in a.encoder_rows} & {n for n, _ in b.encoder_rows})
+            if not encs:
+                continue
+            tasks = order_tasks(set(a.tasks) | set(b.tasks))
+            ma, mb = _matrix(a, encs, tasks), _matrix(b, encs, tasks)
+            png = out / _slug(f"datasets_{ref}_{a.classifier}_{a.dataset}_vs_{b.dataset}.png")
+            plots.compare(ma * 100, mb * 100, encs, tasks, (a.dataset, b.dataset), png)
+            sections.append(f"![{a.dataset} vs {b.dataset} ({ref}, {a.classifier})]({png.name})\n")
+            written.append(png)
+    return written
+
+
+def _xnli(tables, xnli, out, sections) -> list[Path]:
+    from xprobe.report import plots
+    from xprobe.report.xnli import spearman_grid
+
+    written = []
+    multi = _multi(tables)
+    for tabs, langs, tasks, rho, reasons in spearman_grid(tables, xnli):
+        t = tabs[0]
+        head = f"## {t.dataset} / {t.classifier}: Spearman ρ, probing vs XNLI\n\n"
+        why = "".join(f"\n* {lang}: {r}" for lang, r in sorted(reasons.items()))
         if np.all(np.isnan(rho)):
+            sections.append(head + f"No figure: no language has a correlation.{why}\n")
             continue
-        stem = _slug(f"xnli_spearman_{dataset}_{clf}")
+        stem = _stem("xnli_spearman", t, multi)
         body = [[lang] + ["" if np.isnan(v) else f"{v:.2f}" for v in row]
-                for lang, row in zip(langs, rho, strict=False)]  # fmt: skip
+                for lang, row in zip(langs, rho, strict=True)]  # fmt: skip
         md = _write_table(out, stem, ["language", *tasks], body)
         plots.heatmap(rho, langs, tasks, out / f"{stem}.png",
-                      f"Spearman ρ: probing vs XNLI accuracy ({clf})", diverging=True,
+                      f"Spearman ρ: probing vs XNLI accuracy ({t.classifier})", diverging=True,
                       vlim=1.0, fmt="{:.2f}")  # fmt: skip
-        sections.append(f"## {dataset} / {clf}: Spearman ρ, probing vs XNLI\n\n{md}\n"
-                        f"![xnli]({stem}.png)\n")  # fmt: skip
+        gaps = f"\nEmpty cells:{why}\n" if why else ""
+        sections.append(head + f"{md}{gaps}\n![xnli]({stem}.png)\n")
         written += [out / f"{stem}.md", out / f"{stem}.csv", out / f"{stem}.png"]
     return written
 
 
 def _stability(records, out, sections) -> list[Path]:
-    from xprobe.probe.robustness import stability
+    from xprobe.report.stability_md import stability_markdown
 
-    settings = {(r["classifier"], r["max_train"]) for r in records if r["encoder"] != "baseline"}
-    if len(settings) < 2:
+    md = stability_markdown(records)
+    if md is None:
         return []
-    try:
-        rep = stability(records)
-    except XProbeError:
-        return []
-    rows = [[c, str(s), f"{v:.2f}"] for (c, s), v in rep.most_stable]
-    md = _md(["classifier", "train size", "mu"], rows)
-    sz = [[c, str(s), f"{v:.3f}"] for c, d in rep.size_stability.items() for s, v in d.items()]
-    md += "\nStability of each size, sim_c(s):\n\n" + _md(["classifier", "size", "sim"], sz)
-    cs = [[c, d, f"{v['min']:.3f}", f"{v['avg']:.3f}"] for (c, d), v in rep.classifier_sim.items()]
-    md += "\nAgreement between classifiers, sim_cd:\n\n" + _md(["c", "d", "min", "avg"], cs)
     with atomic_write(out / "stability.md") as f:
         f.write(md)
-    sections.append(f"## Stability of encoder rankings ({rep.method})\n\n{md}")
+    sections.append("\n".join("#" + ln if ln.startswith("#") else ln for ln in md.splitlines()))
     return [out / "stability.md"]

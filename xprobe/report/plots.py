@@ -26,7 +26,7 @@ def _plt():
     return plt
 
 
-def _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt):
+def _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt, sub=None):
     im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(len(cols)), labels=cols, rotation=45, ha="right")
     ax.set_yticks(range(len(rows)), labels=rows)
@@ -36,7 +36,9 @@ def _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt):
             if np.isfinite(m[i, j]):
                 rel = (m[i, j] - vmin) / span
                 dark = abs(rel - 0.5) > 0.3 if cmap == "RdBu" else rel < 0.45
-                ax.text(j, i, fmt.format(m[i, j]), ha="center", va="center", fontsize=8,
+                extra = sub[i][j] if sub is not None and sub[i][j] else ""
+                text = fmt.format(m[i, j]) + (f"\n{extra}" if extra else "")
+                ax.text(j, i, text, ha="center", va="center", fontsize=8 if not extra else 7,
                         color="white" if dark else "black")  # fmt: skip
     return im
 
@@ -59,8 +61,12 @@ def heatmap(
     diverging: bool = False,
     vlim: float | None = None,
     fmt: str = "{:+.1f}",
+    sub: Sequence[Sequence[str]] | None = None,
+    hatch: np.ndarray | None = None,
 ) -> Path:
-    """An annotated heatmap; ``diverging`` centres a red-blue colormap at 0 (symmetric limits)."""
+    """An annotated heatmap; ``diverging`` centres a red-blue colormap at 0 (symmetric limits);
+    ``sub`` adds a second line of text per cell (e.g. ``n=200`` on cells with few test items);
+    cells where ``hatch`` is True are hatched (differences that are not significant)."""
     plt = _plt()
     m = np.asarray(m, dtype=float)
     finite = m[np.isfinite(m)]
@@ -72,7 +78,13 @@ def heatmap(
         vmax = float(finite.max()) if finite.size else 1.0
         cmap = "viridis"
     fig, ax = plt.subplots(figsize=_size(rows, cols))
-    im = _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt)
+    im = _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt, sub)
+    if hatch is not None:
+        from matplotlib.patches import Rectangle
+
+        for i, j in zip(*np.nonzero(np.asarray(hatch, dtype=bool)), strict=True):
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///",
+                                   edgecolor="0.35", linewidth=0))  # fmt: skip
     fig.colorbar(im, ax=ax, shrink=0.8)
     ax.set_title(title)
     _save(fig, path)

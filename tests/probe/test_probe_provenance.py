@@ -1,0 +1,71 @@
+"""Records say which teacher a mapped checkpoint came from and which tasks were partly filled."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from xprobe.probe.classifiers import TrainConfig
+from xprobe.probe.harness import ProbeOptions, run_probe
+
+pytest.importorskip("torch")
+
+
+def _data(d):
+    g = np.random.default_rng(0)
+    lines = []
+    for split, k in (("tr", 40), ("va", 20), ("te", 20)):
+        for _ in range(k):
+            n = int(g.integers(2, 9))
+            words = " ".join(f"w{int(i)}" for i in g.integers(0, 10, size=n))
+            lines.append(f"{split}\t{'long' if n >= 5 else 'short'}\t{words}\n")
+    d.mkdir(parents=True)
+    (d / "sentence_length.txt").write_text("".join(lines), encoding="utf-8")
+    manifest = {"language": "de", "tasks": {"sentence_length.txt": {"partial": True}}}
+    (d / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def _student(path):
+    from xprobe.encoders.checkpoint import save_encoder
+    from xprobe.encoders.neural import random_encoder
+    from xprobe.encoders.vectors import WordVectors
+
+    words = [f"w{i}" for i in range(10)]
+    vecs = WordVectors(words, np.random.default_rng(1).normal(size=(10, 8)).astype(np.float32))
+    enc = random_encoder("bilstm-max", vecs, hidden=8)
+    mapping = {"teacher_id": "bilstm-max:teacher123", "config": {"teacher": "/m/en-bilstm-max/"}}
+    save_encoder(path, enc, extra={"mapping": mapping})
+
+
+def test_mapped_checkpoint_and_partial_task_in_records(tmp_path):
+    _data(tmp_path / "data" / "probing")
+    _student(tmp_path / "de-bilstm-max")
+    opts = ProbeOptions(classifiers=("lr", "majority"), cache_dir=tmp_path / "c", device="cpu",
+                        train=TrainConfig(max_epochs=3))  # fmt: skip
+    recs = run_probe(str(tmp_path / "de-bilstm-max"), tmp_path / "data" / "probing",
+                     tmp_path / "r.jsonl", opts)  # fmt: skip
+    lr = [r for r in recs if r["classifier"] == "lr"]
+    base = [r for r in recs if r["classifier"] == "majority"]
+    assert lr and all(r["mapped_from"] == "bilstm-max:teacher123" for r in lr)
+    assert all(r["teacher"] == "en-bilstm-max" and r["language"] == "de" for r in lr)
+    assert base and all("mapped_from" not in r for r in base)
+    assert all(r["partial"] is True for r in recs)
+
+
+def test_auto_seeds_several_where_cheap(tmp_path):
+    _data(tmp_path / "data" / "probing")
+
+    class Length:
+        id, dim = "length-v1", 1
+
+        def encode(self, batch):
+            return np.array([[len(s)] for s in batch], dtype=np.float32)
+
+    opts = ProbeOptions(classifiers=("lr", "majority"), seeds=None, cache_dir=tmp_path / "c",
+                        device="cpu", train=TrainConfig(max_epochs=3))  # fmt: skip
+    recs = run_probe(Length(), tmp_path / "data" / "probing", tmp_path / "r.jsonl", opts)
+    seeds = {c: sorted({r["seed"] for r in recs if r["classifier"] == c}) for c in ("lr",
+             "majority")}  # fmt: skip
+    assert seeds == {"lr": [0, 1, 2], "majority": [0]}

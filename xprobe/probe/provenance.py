@@ -1,0 +1,51 @@
+"""What a record says about where its encoder and data came from.
+
+* :func:`encoder_fields`: for a checkpoint made by ``xprobe map``, the teacher it was mapped from
+  (``mapped_from``: the teacher's encoder id, as it appears in the teacher's own records;
+  ``teacher``: the teacher's folder name), read from the checkpoint's ``config.json``, so the
+  report can pair a student with its teacher whatever either folder is called;
+* :func:`partial_tasks`: the task files that ``extract`` could fill only partly
+  (``manifest.json``: ``tasks.<file>.partial``).
+
+Example::
+
+    encoder_fields("models/de-bilstm-max")   # {"mapped_from": "bilstm-max:...", "teacher": ...}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["encoder_fields", "partial_tasks"]
+
+
+def encoder_fields(spec: Any) -> dict[str, str]:
+    """``mapped_from``/``teacher`` for a mapped checkpoint directory; empty otherwise."""
+    if not isinstance(spec, str) or not (Path(spec) / "config.json").is_file():
+        return {}
+    from xprobe.encoders.checkpoint import read_config
+
+    mapping = read_config(spec).get("extra", {}).get("mapping")
+    if not isinstance(mapping, dict) or not mapping.get("teacher_id"):
+        return {}
+    out = {"mapped_from": str(mapping["teacher_id"])}
+    teacher = (mapping.get("config") or {}).get("teacher")
+    if teacher:
+        out["teacher"] = Path(str(teacher).rstrip("/")).name
+    return out
+
+
+def partial_tasks(data_dir: str | os.PathLike[str]) -> set[str]:
+    """File stems of the tasks the data's manifest marks as partly filled."""
+    p = Path(data_dir) / "manifest.json"
+    if not p.is_file():
+        return set()
+    try:
+        tasks = json.loads(p.read_text(encoding="utf-8")).get("tasks", {})
+    except (json.JSONDecodeError, AttributeError):
+        return set()
+    return {f.split(".")[0] for f, entry in tasks.items()
+            if isinstance(entry, dict) and entry.get("partial")}  # fmt: skip

@@ -52,9 +52,7 @@ class Params:
 def prepare(ctx: Context) -> None:
     check_window("Tense", ctx.params.min_freq, ctx.params.max_freq)
     if ctx.params.rule not in RULES:
-        raise XProbeError(
-            f"Tense: rule must be one of {', '.join(RULES)}, got {ctx.params.rule!r}"
-        )
+        raise XProbeError(f"Tense: rule must be one of {', '.join(RULES)}, got {ctx.params.rule!r}")
 
 
 def _tense(word: Word, ctx: Context) -> str | None:

@@ -65,6 +65,11 @@ class LanguageProfile:
     finite_feature: str = "VerbForm=Fin"  # marks a finite aux/cop
     cc_rel: str = "cc"
     conj_rel: str = "conj"
+    # CoordInv: a conjunct is a clause when it has one of these dependents or one of these UPOS
+    clause_rels: tuple[str, ...] = ("nsubj", "csubj", "cop")
+    clause_upos: tuple[str, ...] = ("VERB", "AUX")
+    # CoordInv: punctuation right before the conjunction that separates the two clauses
+    separators: tuple[str, ...] = (",", ";", ":", "-", "–", "—", "，", "、", "；", "：", "،", "؛")
     # --- per-task parameter overrides: {task file name: {param: value}}
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     # --- where it came from

@@ -2,8 +2,9 @@
 
 Every line written is checked against the gold annotation of the sentence it came from (found
 through the provenance file), recomputing each label here from the rules in docs/TASKS.md
-without using the task modules; lexical keys recomputed here never cross splits; classes are
-balanced; no source sentence feeds two tasks.
+without using the task modules (Tense: the finite verb; BShift: never the first word; CoordInv:
+a clause first, no quotes, no ", ." ending); lexical keys recomputed here never cross splits,
+case-folded; classes are balanced; no source sentence feeds two tasks. All five languages.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ BINS = (5, 9, 13, 17, 21, 26)
 SETS = {
     "en": ["en_ewt-ud-train.conllu"],
     "de": ["de_gsd-ud-dev.conllu", "de_gsd-ud-test.conllu"],
+    "es": ["es_gsd-ud-dev.conllu", "es_gsd-ud-test.conllu"],
+    "fr": ["fr_gsd-ud-dev.conllu", "fr_gsd-ud-test.conllu"],
     "ru": ["ru_gsd-ud-dev.conllu", "ru_gsd-ud-test.conllu"],
 }
 
@@ -39,20 +42,24 @@ def _surface_of(s: Sentence, word_index: int) -> str:
     raise AssertionError
 
 
+def _finite(w) -> bool:
+    return w.feat("VerbForm") in ("Fin", None)  # Turkish finite verbs carry no VerbForm
+
+
 def _tense(s: Sentence, profile) -> tuple[str, str] | None:
+    """SentEval's rule: the main clause's finite verb, never a participle."""
     root = next(w for w in s.words if w.head == 0)
 
     def label(w):
         v = w.feat("Tense")
         return "PAST" if v in profile.tense_past else "PRES" if v in profile.tense_pres else None
 
-    if label(root):
+    if _finite(root) and label(root):
         return label(root), _surface_of(s, root.id - 1)
     finite = [
         w
         for w in s.words
-        if w.head == root.id and _rel(w) in ("aux", "cop") and "VerbForm=Fin" in w.feats.split("|")
-        and label(w)
+        if w.head == root.id and _rel(w) in ("aux", "cop") and _finite(w) and label(w)
     ]  # fmt: skip
     if len(finite) != 1:
         return None
@@ -80,12 +87,13 @@ def _check_line(file: str, label: str, text: str, s: Sentence, profile) -> str |
     elif file == "tree_depth":
         assert toks == src and label == str(tree_depth(s.heads))
     elif file == "bigram_shift":
-        assert not set(src) & set(profile.quotes)
+        assert not any(q in text for q in profile.quotes)
         if label == "O":
             assert toks == src
         else:
             diff = [i for i in range(len(src)) if toks[i] != src[i]]
-            assert len(diff) == 2 and diff[1] == diff[0] + 1 and diff[0] > 0
+            first = next(i for i, t in enumerate(s.surface) if s.words[t.first].upos != "PUNCT")
+            assert len(diff) == 2 and diff[1] == diff[0] + 1 and diff[0] > first, text
             assert toks[diff[0]] == src[diff[1]] and toks[diff[1]] == src[diff[0]]
     elif file == "past_present":
         assert toks == src
@@ -108,6 +116,13 @@ def _check_line(file: str, label: str, text: str, s: Sentence, profile) -> str |
         return toks[diff[0]]
     elif file == "coordination_inversion":
         assert sum(w.deprel == "cc" or w.deprel.startswith("cc:") for w in s.words) == 1
+        assert not any(q in text for q in profile.quotes)
+        root = next(w for w in s.words if w.head == 0)
+        assert root.upos in ("VERB", "AUX") or any(
+            w.head == root.id and _rel(w) in ("nsubj", "csubj", "cop") for w in s.words
+        ), text  # the first conjunct is a clause
+        if len(toks) > 1 and toks[-1] in profile.sentence_final:
+            assert toks[-2] not in profile.separators, text  # never ", ."
         if label == "O":
             assert toks == src
         else:
@@ -143,7 +158,7 @@ def test_gold_treebanks_agree_with_annotation(tmp_path: Path, lang: str) -> None
             assert sent_id == (s.comment("sent_id") or "_")
             key = _check_line(file, label, text, s, profile)
             if key is not None:
-                key_splits[key].add(split)
+                key_splits[key.casefold()].add(split)  # keys are compared case-folded
             per_split[split][label] += 1
             used[(source, int(line))] += 1
             checked += 1

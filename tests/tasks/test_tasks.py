@@ -55,7 +55,7 @@ DEFAULTS = {
         {"min_depth": 3, "max_depth": 7, "length_bins": (5, 9, 13, 17, 21, 26)},
     ),
     "BShift": ("bigram_shift", {}),
-    "Tense": ("past_present", {"min_freq": 100, "max_freq": 5000}),
+    "Tense": ("past_present", {"min_freq": 100, "max_freq": 5000, "rule": "finite"}),
     "SubjNum": ("subj_number", {"min_freq": 100, "max_freq": 5000}),
     "ObjNum": ("obj_number", {"min_freq": 100, "max_freq": 5000}),
     "SOMO": (
@@ -130,17 +130,22 @@ def test_bad_parameters_are_clear_errors(name: str, overrides: dict[str, object]
 # Hand-made counts: every fixture token is seen 200 times (inside Tense/SubjNum/ObjNum's
 # [100, 5000]); the German bigram makes "Hunde" a mid-sentence capitalised word (CoordInv).
 BIGRAMS = {"de": Counter({("viele", "Hunde"): 3})}
-# WC: lower-cased alphabetic types of >= 4 characters, ranked by summed count.
+# WC: every lower-cased type ranked by summed count (punctuation, numbers, short words included);
+# from rank first_rank on, the first `count` types that are alphabetic and >= 4 characters.
 WC_FORMS = {
-    # weather 90, spring 85 (80 + "Spring" 5), farmer 70, letters 60, cattle 50, coffee 40
+    # 1 the 1000, 2 x-ray 500, 3 dog 300, 4 weather 90, 5 spring 85 (80 + "Spring" 5),
+    # 6 farmer 70, 7 letters 60, 8 cattle 50, 9 coffee 40
     "en": {"the": 900, "The": 100, "weather": 90, "spring": 80, "Spring": 5, "farmer": 70,
            "letters": 60, "cattle": 50, "dog": 300, "x-ray": 500, "coffee": 40},
-    # haus 60, buch 58, katze 55 (50 + 5), park 45
+    # 1 zug 100, 2 haus 60, 3 buch 58, 4 katze 55 (50 + 5), 5 park 45
     "de": {"Haus": 60, "Buch": 58, "Katze": 50, "katze": 5, "Park": 45, "Zug": 100},
-    # день 90, книги 80 (70 + 10), книгу 65, погода 60
+    # 1 нет 500, 2 день 90, 3 книги 80 (70 + 10), 4 книгу 65, 5 погода 60
     "ru": {"день": 90, "книги": 70, "Книги": 10, "книгу": 65, "погода": 60, "нет": 500},
 }  # fmt: skip
-WC_PARAMS = {"first_rank": 2, "count": 3}
+# ranks counted over the whole vocabulary: ranking qualifying types only would give en
+# cattle, coffee; de park; ru погода
+WC_PARAMS = {"en": {"first_rank": 5, "count": 3}, "de": {"first_rank": 3, "count": 3},
+             "ru": {"first_rank": 3, "count": 3}}  # fmt: skip
 WC_TARGETS = {
     "en": ("spring", "farmer", "letters"),
     "de": ("buch", "katze", "park"),
@@ -183,8 +188,8 @@ EXPECTED: dict[str, dict[str, object]] = {
         "SentLen": "0", "TreeDepth": ("3", "0"), "ObjNum": ("NNS", "papers"),
         "BShift": {1, 2, 3, 4},
     },
-    "en-passive": {  # nsubj:pass counts; the root participle carries Tense=Past
-        "SentLen": "1", "TreeDepth": ("3", "1"), "Tense": ("PAST", "sent"),
+    "en-passive": {  # nsubj:pass counts; the finite auxiliary, not the participle, is the key
+        "SentLen": "1", "TreeDepth": ("3", "1"), "Tense": ("PAST", "were"),
         "SubjNum": ("NNS", "letters"), "WC": "letters", "BShift": {1, 2, 3, 4, 5, 6},
     },
     "en-quote": {"SentLen": "1", "TreeDepth": ("3", "1"), "Tense": ("PAST", "said")},
@@ -255,7 +260,7 @@ def test_every_fixture_sentence_has_expectations() -> None:
 
 def table_ctx(name: str, lang: str) -> Context:
     if name == "WC":
-        return make_ctx(name, lang, CorpusStats(forms=Counter(WC_FORMS[lang])), **WC_PARAMS)
+        return make_ctx(name, lang, CorpusStats(forms=Counter(WC_FORMS[lang])), **WC_PARAMS[lang])
     forms = Counter({t: 200 for s in sentences(lang).values() for t in s.tokens})
     return make_ctx(name, lang, CorpusStats(forms=forms, bigrams=BIGRAMS.get(lang, Counter())))
 
@@ -360,14 +365,24 @@ def test_two_tensed_finite_auxiliaries_are_ambiguous() -> None:
 # --------------------------------------------------------------------------- WC
 
 
-def test_wc_targets_rank_qualifying_types_only() -> None:
+def test_wc_ranks_count_the_whole_vocabulary() -> None:
+    # SentEval: "ordered by rank from position 2k+1 onwards, and having length of at least 4
+    # characters": ranks are counted over every lower-cased type, then filtered
     forms = Counter(WC_FORMS["en"])
     assert select_targets(forms, 1, 10, 4) == [
         "weather", "spring", "farmer", "letters", "cattle", "coffee",
     ]  # fmt: skip
+    assert select_targets(forms, 2, 2, 4) == ["weather", "spring"]  # x-ray, dog skipped
+    assert select_targets(forms, 5, 2, 4) == ["spring", "farmer"]
+    assert select_targets(forms, 8, 5, 4) == ["cattle", "coffee"]  # fewer than asked
+    assert select_targets(forms, 3, 1, 3) == ["dog"]  # shorter words qualify with min_length 3
     # ties are broken by the word itself
-    assert select_targets(Counter({"beta": 5, "alpha": 5, "Gamma": 5}), 1, 3, 4) == [
+    assert select_targets(Counter({"beta": 5, "alpha": 5, "Gamma": 5, "ab": 5}), 1, 3, 4) == [
         "alpha", "beta", "gamma",
+    ]  # fmt: skip
+    # ranks: ab, alpha, beta, gamma
+    assert select_targets(Counter({"beta": 5, "alpha": 5, "Gamma": 5, "ab": 5}), 3, 3, 4) == [
+        "beta", "gamma",
     ]  # fmt: skip
 
 

@@ -65,7 +65,13 @@ def check(name: str, s: Sentence, ctx: Context, c) -> None:
         if name == "Tense":
             value = {"PAST": prof.tense_past, "PRES": prof.tense_pres}[label]
             words = [w for w in s.words if w.id == root or w.head == root]
-            assert any(surf[w.id - 1] == key and w.feat(prof.tense_feature) in value for w in words)
+            # the finite verb decides: VerbForm=Fin, or no VerbForm at all; never a participle
+            assert any(
+                surf[w.id - 1] == key
+                and w.feat(prof.tense_feature) in value
+                and w.feat("VerbForm") in ("Fin", None)
+                for w in words
+            )
         else:
             rel = prof.subj_rel if name == "SubjNum" else prof.obj_rel
             value = prof.number_sing if label == "NN" else prof.number_plur

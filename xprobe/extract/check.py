@@ -161,7 +161,7 @@ def _check_keys(path: Path, entry: dict[str, Any], problems: list[str]) -> None:
     seen: dict[str, str] = {}
     for split, keys in (entry.get("keys") or {}).items():
         for key in keys:
-            other = seen.setdefault(key, split)
+            other = seen.setdefault(key.casefold(), split)  # keys are compared case-folded
             if other != split:
                 problems.append(f"{path}: key {key!r} occurs in {other} and {split}")
 
@@ -184,6 +184,6 @@ def _check_provenance(
             problems.append(f"{path}:{i}: not aligned with the task file")
             continue
         if entry.get("keys") is not None and cols[5] != "_":
-            other = key_split.setdefault(cols[5], split)
+            other = key_split.setdefault(cols[5].casefold(), split)
             if other != split:
                 problems.append(f"{path}:{i}: key {cols[5]!r} in {other} and {split}")

@@ -6,9 +6,10 @@ sampling). The sample is therefore a uniform random one, independent of corpus o
 seen twice has the same priority (so duplicates collapse).
 
 Splits: a candidate with a lexical key (Tense's verb form...) goes to the split that a seeded hash
-of (seed, language, task, key) picks in proportion to the sizes, so a key occurs in one split
-only. Other candidates share one pool across splits; the validation and test splits are filled
-from it first (:mod:`xprobe.extract.select`).
+of (seed, language, task, case-folded key) picks in proportion to the sizes, so a key occurs in
+one split only, whatever its case ("People" and "people" are one key). Other candidates share
+one pool across splits; the validation and test splits are filled from it first
+(:mod:`xprobe.extract.select`).
 
 Example::
 
@@ -158,10 +159,17 @@ class SplitPicker:
         return len(self._cut) - 1
 
     def of_key(self, key: str) -> int:
-        """Split index of a lexical key (cached: keys are few)."""
+        """Split index of a lexical key, compared case-folded ("People" and "people" are one
+        key; cached by the key as written: keys are few)."""
         got = self._keys.get(key)
         if got is None:
-            got = self._keys[key] = self.of_hash(derive_seed(self.seed, *self.purpose, key))
+            folded = key.casefold()
+            got = self._keys.get(folded)
+            if got is None:
+                got = self._keys[folded] = self.of_hash(
+                    derive_seed(self.seed, *self.purpose, folded)
+                )
+            self._keys[key] = got
         return got
 
 

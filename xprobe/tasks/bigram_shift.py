@@ -2,11 +2,13 @@
 
 Rule (docs TASKS.md): sentences containing any of the profile's double-quote strings
 (``profile.quotes``, searched in the sentence text) are not used. A *swappable pair* is two
-adjacent surface tokens ``i, i+1`` with ``i >= 1`` (neither is the first token), neither of them
-punctuation (UPOS in ``profile.punct_upos``; a multiword token is punctuation only if all its
-words are), and different forms (so that the swap changes the text). One pair is drawn with
-``rng`` among the swappable pairs; the candidate holds the original (``O``) and the sentence with
-that pair swapped (``I``). No lexical key.
+adjacent surface tokens ``i, i+1`` after the first word (``i > f``, where ``f`` is the first token
+that is not punctuation: the first word never moves, also after sentence-initial punctuation as in
+"( Bill ...", so no capitalised word is left inside the sentence), neither of them punctuation
+(UPOS in ``profile.punct_upos``; a multiword token is punctuation only if all its words are), and
+different forms (so that the swap changes the text). One pair is drawn with ``rng`` among the
+swappable pairs; the candidate holds the original (``O``) and the sentence with that pair swapped
+(``I``). No lexical key.
 
 Example: "The cat slept on the mat ." -> ``I`` could be "The cat on slept the mat .".
 """
@@ -17,7 +19,7 @@ import random
 from dataclasses import dataclass
 
 from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
-from xprobe.tasks.common import punct_mask
+from xprobe.tasks.common import first_word, has_quote, punct_mask
 from xprobe.ud import Sentence
 
 
@@ -29,19 +31,20 @@ class Params:
 def swappable_pairs(sentence: Sentence, tokens: tuple[str, ...], ctx: Context) -> list[int]:
     """Indices ``i`` of the surface-token pairs ``(i, i+1)`` that may be swapped."""
     punct = punct_mask(sentence, ctx.profile.punct_upos)
+    f = first_word(punct)
+    if f is None:
+        return []
     return [
         i
-        for i in range(1, len(tokens) - 1)
+        for i in range(f + 1, len(tokens) - 1)
         if not punct[i] and not punct[i + 1] and tokens[i] != tokens[i + 1]
     ]
 
 
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
     tokens = sentence.tokens
-    text = " ".join(tokens)
-    for q in ctx.profile.quotes:
-        if q in text:
-            return None
+    if has_quote(" ".join(tokens), ctx.profile.quotes):
+        return None
     pairs = swappable_pairs(sentence, tokens, ctx)
     if not pairs:
         return None

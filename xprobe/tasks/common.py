@@ -25,6 +25,8 @@ __all__ = [
     "LabelSet",
     "base_rel",
     "check_window",
+    "first_word",
+    "has_quote",
     "in_window",
     "number_candidate",
     "punct_mask",
@@ -76,6 +78,20 @@ def punct_mask(sentence: Sentence, punct_upos: Collection[str]) -> list[bool]:
         flags[t.first] if t.first == t.last else all(flags[t.first : t.last + 1])
         for t in sentence.surface
     ]
+
+
+def has_quote(text: str, quotes: Collection[str]) -> bool:
+    """Whether the sentence text contains any of the profile's double-quote strings (BShift and
+    CoordInv skip such sentences: a quoted stretch is a sentence within the sentence)."""
+    return any(q in text for q in quotes)
+
+
+def first_word(punct: list[bool]) -> int | None:
+    """Index of the first surface token that is not punctuation (``punct_mask``), or None."""
+    for i, p in enumerate(punct):
+        if not p:
+            return i
+    return None
 
 
 def in_window(count: int, low: int, high: int) -> bool:

@@ -2,19 +2,28 @@
 
 Eligibility (docs TASKS.md), relations compared on their base name:
 
+* the sentence contains none of the profile's double-quote strings (``profile.quotes``), as for
+  BShift;
 * exactly one word in the sentence has relation ``cc`` (``profile.cc_rel``), and it is a surface
   token on its own;
 * the root has exactly one ``conj`` dependent ``C``; ``C`` has its own ``nsubj`` dependent
-  (``profile.subj_rel``, subtypes count) and is the head of that ``cc`` word.
+  (``profile.subj_rel``, subtypes count) and is the head of that ``cc`` word;
+* the root is a clause too: it has a dependent whose base relation is in
+  ``profile.clause_rels`` (``nsubj``, ``csubj``, ``cop``) or its UPOS is in
+  ``profile.clause_upos`` (``VERB``, ``AUX``: an imperative counts, a bare noun phrase such as
+  "Any major dischord and we all suffer ." does not).
 
 Clause spans, on surface tokens ``0..n-1`` with the ``cc`` token at ``k``:
 
 * *final*: the longest run of tokens at the end whose forms are in ``profile.sentence_final``
   (``.``, ``!``, ``?`` ...), starting at ``e`` (``e = n`` when there is none);
 * *separator*: token ``k-1`` when it is a one-word punctuation token (``profile.punct_upos``)
-  attached to the root or to ``C`` (the comma of "..., and ..."); otherwise none, and ``s = k``
-  (with a separator ``s = k-1``);
-* *first clause* = tokens ``0..s-1``, *second clause* = tokens ``k+1..e-1``.
+  whose form is one of ``profile.separators`` (``,`` ``;`` ``:`` dashes ...), **wherever the
+  parser attached it** (a comma hung on a word of the first clause would otherwise stay behind
+  and the inverted sentence would end in ", ."); otherwise none, and ``s = k`` (with a separator
+  ``s = k-1``). A closing bracket is not a separator: it stays with its clause;
+* *first clause* = tokens ``0..s-1``, *second clause* = tokens ``k+1..e-1``; the first clause
+  must not end in a separator either (", , and").
 
 Both spans must be non-empty and contiguous: every word of the second clause lies in ``C``'s
 subtree and no word of the first clause does (so a dependent of the root after the second
@@ -40,9 +49,10 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
+from xprobe.languages import LanguageProfile
 from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
-from xprobe.tasks.common import base_rel, punct_mask
-from xprobe.ud import Sentence
+from xprobe.tasks.common import base_rel, has_quote, punct_mask
+from xprobe.ud import Sentence, SurfaceToken, Word
 
 
 @dataclass(frozen=True)
@@ -106,6 +116,10 @@ def find_clauses(sentence: Sentence, ctx: Context) -> Clauses | None:
         return None
     if not any(w.head == conj and base_rel(w.deprel) == prof.subj_rel for w in words):
         return None
+    if words[root - 1].upos not in prof.clause_upos and not any(
+        w.head == root and base_rel(w.deprel) in prof.clause_rels for w in words
+    ):
+        return None  # the first conjunct is not a clause
     inside = _in_subtree(sentence.heads, conj)
     surface = sentence.surface
     tok_in = []
@@ -121,16 +135,22 @@ def find_clauses(sentence: Sentence, ctx: Context) -> Clauses | None:
     while e > k + 1 and surface[e - 1].form in prof.sentence_final:
         e -= 1
     s = k
-    if k >= 2:
-        sep = surface[k - 1]
-        w = words[sep.first]
-        if sep.first == sep.last and w.upos in prof.punct_upos and w.head in (root, conj):
-            s = k - 1
-    if s < 1 or e <= k + 1:
+    if k >= 2 and _is_separator(surface[k - 1], words, prof):
+        s = k - 1  # wherever the parser attached it
+    if s < 1 or e <= k + 1 or _is_separator(surface[s - 1], words, prof):
         return None
     if any(tok_in[:s]) or not all(tok_in[k + 1 : e]):
         return None
     return Clauses(s, k, e)
+
+
+def _is_separator(tok: SurfaceToken, words: tuple[Word, ...], prof: LanguageProfile) -> bool:
+    """Whether a surface token is one-word punctuation that separates clauses (``,`` ``;`` ...)."""
+    return (
+        tok.first == tok.last
+        and words[tok.first].upos in prof.punct_upos
+        and tok.form in prof.separators
+    )
 
 
 def prepare(ctx: Context) -> Counter[str] | None:
@@ -177,10 +197,12 @@ def invert(sentence: Sentence, ctx: Context, c: Clauses) -> tuple[str, ...]:
 
 
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
+    tokens = sentence.tokens
+    if has_quote(" ".join(tokens), ctx.profile.quotes):
+        return None
     c = find_clauses(sentence, ctx)
     if c is None:
         return None
-    tokens = sentence.tokens
     inverted = invert(sentence, ctx, c)
     if inverted == tokens:  # identical clauses
         return None

@@ -1,18 +1,31 @@
-"""Tense: whether the main verb is in the past (``PAST``) or the present (``PRES``).
+"""Tense: whether the main clause's finite verb is in the past (``PAST``) or present (``PRES``).
 
-Rule (docs TASKS.md): the *main verb* is the root when its ``Tense`` feature has one of the
-profile's ``tense_past`` / ``tense_pres`` values; otherwise it is the root's one finite
-(``VerbForm=Fin``) ``aux``/``cop`` dependent that has such a value (none, or several, and the
-sentence is not used). The feature is read as annotated: a root participle with ``Tense=Past``
-("has *eaten*") labels the sentence ``PAST``.
+Rule ``finite`` (the default; docs TASKS.md, SentEval's "VBD is past, VBP/VBZ present"): the
+label is the tense of the main clause's **finite** verb, so a participle never decides it.
 
-The lexical key is the main verb's surface form **as written** (case kept; the multiword token's
-form when the verb is inside one, e.g. Spanish ``dámelo``). That same form's corpus count
-(``ctx.stats.forms``) must lie in ``[min_freq, max_freq]``, and the extractor puts each key in
-one split only.
+* The root, when it is finite and its ``Tense`` feature has one of the profile's ``tense_past`` /
+  ``tense_pres`` values. *Finite* means the profile's ``finite_feature`` (``VerbForm=Fin``) or
+  no ``VerbForm`` feature at all (Turkish finite verbs carry none; participles, converbs and
+  verbal nouns do).
+* Otherwise the root's one finite ``aux``/``cop`` dependent (``profile.aux_rels``, subtypes
+  such as ``aux:pass`` and ``aux:tense`` count) that has such a value; none, or several, and the
+  sentence is not used.
+
+So the same construction gets the same label in every language: "The city is located in Germany",
+"has eaten", "a mangé", "hat gegessen" and "wird gebaut" are ``PRES``; "was built" and "ate"
+are ``PAST``; "can be given" (a modal without ``Tense``) gets no label.
+
+Rule ``root`` reproduces X-Probe's released sets and is never the default: the root's own
+``Tense`` first, participles included ("has *eaten*" and "a *mangé*" are ``PAST``, while German
+participles carry no ``Tense`` and "hat gegessen" falls back to ``PRES``), then the finite
+``aux``/``cop`` dependent as above.
+
+The lexical key is the labelling verb's surface form **as written** (the multiword token's form
+when the verb is inside one, e.g. Spanish ``dámelo``). Its corpus count (``ctx.stats.forms``)
+must lie in ``[min_freq, max_freq]``; the extractor puts each key, case-folded, in one split only.
 
 Example: "The committee approved the plan ." -> ``PAST`` with key ``approved``;
-"The plan is good ." (root ``good``, ``cop`` is ``is``) -> ``PRES`` with key ``is``.
+"The plan has been approved ." -> ``PRES`` with key ``has``.
 """
 
 from __future__ import annotations
@@ -20,19 +33,26 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from xprobe.errors import XProbeError
+from xprobe.languages import LanguageProfile
 from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
 from xprobe.tasks.common import base_rel, check_window, in_window, root_id, surface_form
 from xprobe.ud import Sentence, Word
 
+RULES = ("finite", "root")
+
 
 @dataclass(frozen=True)
 class Params:
-    min_freq: int = 100  # corpus count of the main-verb form, inclusive
+    min_freq: int = 100  # corpus count of the labelling verb's form, inclusive
     max_freq: int = 5000
+    rule: str = "finite"  # "finite" (SentEval's, the default) or "root" (X-Probe's literal rule)
 
 
 def prepare(ctx: Context) -> None:
     check_window("Tense", ctx.params.min_freq, ctx.params.max_freq)
+    if ctx.params.rule not in RULES:
+        raise XProbeError(f"Tense: rule must be one of {', '.join(RULES)}, got {ctx.params.rule!r}")
 
 
 def _tense(word: Word, ctx: Context) -> str | None:
@@ -47,19 +67,28 @@ def _tense(word: Word, ctx: Context) -> str | None:
     return None
 
 
+def is_finite(word: Word, profile: LanguageProfile) -> bool:
+    """Whether a word is finite: ``VerbForm=Fin`` (the profile's ``finite_feature``), or no
+    ``VerbForm`` at all."""
+    name, _, value = profile.finite_feature.partition("=")
+    got = word.feat(name)
+    return got is None or got == value
+
+
 def main_verb(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
     """The word that carries the sentence's tense and its label, or None."""
     head = root_id(sentence)
     root = sentence.words[head - 1]
-    label = _tense(root, ctx)
-    if label is not None:
-        return root, label
     p = ctx.profile
+    if ctx.params.rule == "root" or is_finite(root, p):
+        label = _tense(root, ctx)
+        if label is not None:
+            return root, label
     found: tuple[Word, str] | None = None
     for w in sentence.words:
         if w.head != head or base_rel(w.deprel) not in p.aux_rels:
             continue
-        if p.finite_feature not in w.feats.split("|"):
+        if not is_finite(w, p):
             continue
         label = _tense(w, ctx)
         if label is None:
@@ -88,5 +117,5 @@ TASK = TaskSpec(
     params=Params,
     candidate=candidate,
     prepare=prepare,
-    description="tense of the main verb (past or present)",
+    description="tense of the main clause's finite verb (past or present)",
 )

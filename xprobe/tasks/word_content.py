@@ -1,12 +1,13 @@
 """WC: which one of a thousand mid-frequency words the sentence contains.
 
-Targets (computed once by ``prepare`` from the frequency pass): surface forms are lower-cased and
-their counts summed per lower-cased type; a type *qualifies* when it is alphabetic
-(``str.isalpha``) and has at least ``min_length`` characters. Qualifying types are ranked by
-count, highest first, ties broken by the word itself (so the order is deterministic); the targets
-are the qualifying types of rank ``first_rank`` .. ``first_rank + count - 1`` (1-based, default
-2001..3000). Ranks count qualifying types only, not the whole vocabulary. The label set is the
-targets in rank order (``ctx.data.labels``).
+Targets (computed once by ``prepare`` from the frequency pass), SentEval's rule: surface forms
+are lower-cased and their counts summed per lower-cased type; **every** type (punctuation,
+numbers and short words included) is ranked by count, highest first, ties broken by the word
+itself (so the order is deterministic); from rank ``first_rank`` on (1-based, default 2001), the
+targets are the first ``count`` types (default 1,000) that *qualify*: alphabetic
+(``str.isalpha``) and at least ``min_length`` characters long. Ranks are counted over the whole
+vocabulary, not over the qualifying types. The label set is the targets in rank order
+(``ctx.data.labels``).
 
 A sentence qualifies when exactly one of its surface tokens, lower-cased, is a target (so a
 target that occurs twice, or two targets, rule it out); the label is that target word.
@@ -27,7 +28,7 @@ from xprobe.ud import Sentence
 
 @dataclass(frozen=True)
 class Params:
-    first_rank: int = 2001  # 1-based rank of the first target among qualifying types
+    first_rank: int = 2001  # 1-based rank (over the whole vocabulary) where the targets start
     count: int = 1000  # number of targets (classes)
     min_length: int = 4  # shortest qualifying type, in characters
 
@@ -41,14 +42,19 @@ class Targets:
 
 
 def select_targets(forms: Counter[str], first_rank: int, count: int, min_length: int) -> list[str]:
-    """The target words: qualifying lower-cased types of ranks first_rank..first_rank+count-1."""
+    """The target words: from rank ``first_rank`` of all lower-cased types on, the first
+    ``count`` that are alphabetic and at least ``min_length`` characters long."""
     totals: Counter[str] = Counter()
     for form, c in forms.items():
-        w = form.lower()
-        if len(w) >= min_length and w.isalpha():
-            totals[w] += c
+        totals[form.lower()] += c
     ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [w for w, _ in ranked[first_rank - 1 : first_rank - 1 + count]]
+    out: list[str] = []
+    for w, _ in ranked[first_rank - 1 :]:
+        if len(w) >= min_length and w.isalpha():
+            out.append(w)
+            if len(out) == count:
+                break
+    return out
 
 
 def prepare(ctx: Context) -> Targets:

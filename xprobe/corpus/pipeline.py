@@ -182,8 +182,10 @@ def run_corpus(
     executor = make_executor(config.workers, config.scheduler)
     try:
         stats = _drive(config, front, manifest, executor, on_shard)
-    finally:
-        executor.close()
+    except BaseException:  # a signal, an error: stop the workers now, keep finished shards
+        executor.close(abort=True)
+        raise
+    executor.close()
     elapsed = time.perf_counter() - t0
     counts = _counts(front, manifest)
     if counts["kept"] == 0:

@@ -275,7 +275,8 @@ class Misbehaving(http.server.BaseHTTPRequestHandler):
     request, then normal service) make it lie: ``short`` sends half the body under the full
     Content-Length and closes; ``nolength`` sends half the body with no Content-Length; ``long``
     announces more bytes than it sends; ``range0`` answers a Range request from byte 0 under a
-    206; ``416`` refuses any Range with no total; ``416total`` refuses it with the true total."""
+    206; ``416`` refuses any Range with no total; ``416total`` refuses it with the true total;
+    ``extra`` sends more than its Content-Range total (and no Content-Length)."""
 
     def do_GET(self) -> None:
         server: Server = self.server  # type: ignore[assignment]
@@ -306,6 +307,10 @@ class Misbehaving(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(data[: len(data) // 2])
             return  # HTTP/1.0: closing the connection ends the body
+        if fault == "extra":
+            self.end_headers()
+            self.wfile.write(data + b"bytes beyond the announced total")
+            return
         announced = len(data) + 100 if fault == "long" else len(data)
         self.send_header("Content-Length", str(announced))
         self.end_headers()
@@ -490,3 +495,14 @@ def test_cli_short_download_is_one_line_and_exit_2(
     assert not (tmp_path / "c" / "xnli" / "XNLI-1.0.zip").exists()
     assert cli_main([*argv, "--no-progress"]) == 0
     assert (tmp_path / "c" / "xnli" / "XNLI-1.0.zip").exists()
+
+
+def test_more_bytes_than_the_announced_total_is_refused(bad_server: Server, tmp_path: Path) -> None:
+    item = serve(bad_server, "a/e.txt", PAYLOAD, tmp_path)
+    part_of(item).parent.mkdir(parents=True)
+    part_of(item).write_bytes(PAYLOAD[:100])
+    bad_server.faults = ["extra"]
+    with pytest.raises(XProbeError, match=r"got 102432 bytes where 102400 were announced"):
+        fetch(item, progress=False)
+    assert not item.dest.exists() and not part_of(item).exists()
+    assert fetch(item, progress=False).read_bytes() == PAYLOAD

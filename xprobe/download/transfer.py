@@ -79,7 +79,13 @@ def download(url: str, part: Path, progress: bool = True) -> int | None:
     with reply:
         start, total = _expected(reply, url, part, start)
         size = start + _copy(reply, part, start, total, progress, url)
-    if total is not None and size != total:
+    if total is not None and size > total:
+        part.unlink()
+        raise XProbeError(
+            f"download of {url}: got {size} bytes where {total} were announced; the partial "
+            "file was deleted, run again to download it anew"
+        )
+    if total is not None and size < total:
         raise XProbeError(
             f"download of {url} incomplete: got {size} of {total} bytes (the connection closed "
             f"early); the partial file {part} is kept, run again to resume"

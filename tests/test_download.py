@@ -506,3 +506,16 @@ def test_more_bytes_than_the_announced_total_is_refused(bad_server: Server, tmp_
         fetch(item, progress=False)
     assert not item.dest.exists() and not part_of(item).exists()
     assert fetch(item, progress=False).read_bytes() == PAYLOAD
+
+
+def test_a_cached_file_without_a_record_is_checked_once(server: Server, tmp_path: Path) -> None:
+    (item,) = plan("xnli", [], cache=tmp_path, base_url=base(server))
+    item.dest.parent.mkdir(parents=True)
+    whole = _zip({"XNLI-1.0/a.tsv": PAYLOAD})
+    item.dest.write_bytes(whole[: len(whole) // 2])  # what an older xprobe let into the cache
+    with pytest.raises(XProbeError, match=r"XNLI-1\.0\.zip: corrupt.*delete .* download again"):
+        fetch(item, progress=False)
+    item.dest.write_bytes(whole)
+    assert fetch(item, progress=False) == item.dest and server.requests == []
+    record = json.loads(item.dest.with_name("XNLI-1.0.zip.fetched.json").read_text())
+    assert record["sha256"] == hashlib.sha256(whole).hexdigest() and "zip CRC" in record["verified"]

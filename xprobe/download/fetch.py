@@ -49,7 +49,8 @@ def fetch(item: Item, progress: bool = True) -> Path:
     An archive item (``unpack_to``) is also unpacked; the returned path is then that folder.
     """
     if item.dest.exists():
-        check_record(item.dest)
+        if check_record(item.dest) is None:
+            _verify_unrecorded(item)
         log.info("cached: %s", item.dest)
     else:
         _fetch(item, progress)
@@ -81,6 +82,21 @@ def _fetch(item: Item, progress: bool) -> None:
     write_record(item.dest, item.url, part.stat().st_size, sums["sha256"], verified)
     os.replace(part, item.dest)
     log.info("downloaded %s (verified: %s)", item.dest, ", ".join(verified) or "nothing")
+
+
+def _verify_unrecorded(item: Item) -> None:
+    """A cached file without a record (fetched by an older xprobe, which could let a truncated
+    file in): check its content once, and record it."""
+    log.info("verifying %s (cached without a record)", item.dest)
+    try:
+        verified = verify_content(item.dest, item.dest.name)
+    except XProbeError as e:
+        raise XProbeError(
+            f"{e}; it is in the cache: delete {item.dest} and download again"
+        ) from None
+    size = item.dest.stat().st_size
+    sha256 = digests(item.dest, ["sha256"])["sha256"]
+    write_record(item.dest, item.url, size, sha256, [*verified, "(checked when already cached)"])
 
 
 def _dispose(part: Path, total: int | None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import json
 import socket
 import threading
 from collections.abc import Iterator
@@ -50,6 +51,7 @@ class Server(http.server.ThreadingHTTPServer):
     root: Path
     ranges: bool = True
     requests: list[tuple[str, str | None]]
+    faults: list[str]
 
 
 @pytest.fixture(autouse=True)
@@ -66,7 +68,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
     srv = Server(("127.0.0.1", 0), RangeHandler)
     srv.root = root
     srv.requests = []
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t = threading.Thread(target=srv.serve_forever, args=(0.05,), daemon=True)
     t.start()
     yield srv
     srv.shutdown()
@@ -141,12 +143,24 @@ def test_resume_after_truncated_partial(server: Server, tmp_path: Path) -> None:
 def test_server_without_range_restarts(server: Server, tmp_path: Path) -> None:
     server.ranges = False
     (server.root / "XNLI").mkdir()
-    (server.root / "XNLI" / "XNLI-1.0.zip").write_bytes(b"zipdata" * 100)
+    data = _zip({"XNLI-1.0/xnli.dev.tsv": b"zipdata" * 100})
+    (server.root / "XNLI" / "XNLI-1.0.zip").write_bytes(data)
     (item,) = plan("xnli", [], cache=tmp_path, base_url=base(server))
     part = item.dest.with_name(item.dest.name + ".part")
     part.parent.mkdir(parents=True)
-    part.write_bytes(b"zipd")
-    assert fetch(item, progress=False).read_bytes() == b"zipdata" * 100
+    part.write_bytes(b"junk")
+    assert fetch(item, progress=False).read_bytes() == data
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, content in files.items():
+            z.writestr(name, content)
+    return buf.getvalue()
 
 
 def test_checksum_mismatch_is_an_error(server: Server, tmp_path: Path) -> None:
@@ -231,8 +245,9 @@ def test_corrupt_archive_is_a_clear_error(server: Server, tmp_path: Path) -> Non
     (server.root / "europarl" / "v7").mkdir(parents=True)
     (server.root / "europarl" / "v7" / "de-en.tgz").write_bytes(b"not an archive")
     (item,) = plan("europarl", ["de"], cache=tmp_path, base_url=base(server))
-    with pytest.raises(XProbeError, match="cannot unpack"):
+    with pytest.raises(XProbeError, match=r"^de-en\.tgz: corrupt or truncated \(not a tar archive"):
         fetch(item, progress=False)
+    assert not item.dest.exists() and not item.unpack_to.exists()  # type: ignore[union-attr]
     with pytest.raises(XProbeError, match="pivot language"):
         plan("europarl", ["en"], cache=tmp_path)
 
@@ -250,3 +265,257 @@ def test_nli_corpora_unpack_without_macos_junk(server: Server, tmp_path: Path) -
     assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == [
         "snli_1.0_dev.jsonl"
     ]
+
+
+# --------------------------------------------------------------------------- a misbehaving server
+
+
+class Misbehaving(http.server.BaseHTTPRequestHandler):
+    """Serves ``server.root`` like RangeHandler, but the next entries of ``server.faults`` (one per
+    request, then normal service) make it lie: ``short`` sends half the body under the full
+    Content-Length and closes; ``nolength`` sends half the body with no Content-Length; ``long``
+    announces more bytes than it sends; ``range0`` answers a Range request from byte 0 under a
+    206; ``416`` refuses any Range with no total; ``416total`` refuses it with the true total;
+    ``extra`` sends more than its Content-Range total (and no Content-Length)."""
+
+    def do_GET(self) -> None:
+        server: Server = self.server  # type: ignore[assignment]
+        rng = self.headers.get("Range")
+        server.requests.append((self.path, rng))
+        fault = server.faults.pop(0) if server.faults else ""
+        path = server.root / self.path.lstrip("/").split("?")[0]
+        if not path.is_file():
+            self.send_error(404)
+            return
+        data = path.read_bytes()
+        start = int(rng.split("=")[1].split("-")[0]) if rng else 0
+        if rng and (fault in ("416", "416total") or start >= len(data)):
+            self.send_response(416)
+            if fault != "416":
+                self.send_header("Content-Range", f"bytes */{len(data)}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if rng:
+            first = 0 if fault == "range0" else start
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {first}-{len(data) - 1}/{len(data)}")
+            data = data[first:]
+        else:
+            self.send_response(200)
+        if fault == "nolength":
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            return  # HTTP/1.0: closing the connection ends the body
+        if fault == "extra":
+            self.end_headers()
+            self.wfile.write(data + b"bytes beyond the announced total")
+            return
+        announced = len(data) + 100 if fault == "long" else len(data)
+        self.send_header("Content-Length", str(announced))
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2] if fault == "short" else data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def bad_server(tmp_path: Path) -> Iterator[Server]:
+    root = tmp_path / "www"
+    root.mkdir()
+    srv = Server(("127.0.0.1", 0), Misbehaving)
+    srv.root = root
+    srv.requests = []
+    srv.faults = []
+    t = threading.Thread(target=srv.serve_forever, args=(0.05,), daemon=True)
+    t.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def serve(srv: Server, rel: str, data: bytes, tmp_path: Path) -> Item:
+    (srv.root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (srv.root / rel).write_bytes(data)
+    return Item(f"{base(srv)}/{rel}", tmp_path / "cache" / Path(rel).name)
+
+
+def part_of(item: Item) -> Path:
+    return item.dest.with_name(item.dest.name + ".part")
+
+
+PAYLOAD = bytes(range(256)) * 400  # 102,400 bytes
+
+
+@pytest.mark.parametrize(
+    ("fault", "got", "announced"), [("short", 51200, 102400), ("long", 102400, 102500)]
+)
+def test_short_body_is_not_cached_and_resumes(
+    bad_server: Server, tmp_path: Path, fault: str, got: int, announced: int
+) -> None:
+    item = serve(bad_server, "muse/en-de.txt", PAYLOAD, tmp_path)
+    bad_server.faults = [fault]
+    with pytest.raises(XProbeError, match=rf"incomplete: got {got} of {announced} bytes.*resume"):
+        fetch(item, progress=False)
+    assert not item.dest.exists()
+    assert part_of(item).stat().st_size == got  # kept for the resume
+    assert fetch(item, progress=False).read_bytes() == PAYLOAD
+    assert bad_server.requests[-1][1] == f"bytes={got}-"
+
+
+def test_short_body_on_resume_is_caught_too(bad_server: Server, tmp_path: Path) -> None:
+    item = serve(bad_server, "other/x.dat", PAYLOAD, tmp_path)
+    part_of(item).parent.mkdir(parents=True)
+    part_of(item).write_bytes(PAYLOAD[:1000])
+    bad_server.faults = ["short"]
+    with pytest.raises(XProbeError, match="incomplete"):
+        fetch(item, progress=False)
+    assert not item.dest.exists()
+    assert fetch(item, progress=False).read_bytes() == PAYLOAD
+
+
+def test_content_range_from_elsewhere_is_refused(bad_server: Server, tmp_path: Path) -> None:
+    item = serve(bad_server, "a/b.txt", PAYLOAD, tmp_path)
+    part_of(item).parent.mkdir(parents=True)
+    part_of(item).write_bytes(PAYLOAD[:5000])
+    bad_server.faults = ["range0"]
+    with pytest.raises(XProbeError, match=r"Content-Range bytes 0-.* asked for bytes 5000-"):
+        fetch(item, progress=False)
+    assert not item.dest.exists() and part_of(item).read_bytes() == PAYLOAD[:5000]
+
+
+def test_416_is_whole_only_when_the_total_says_so(bad_server: Server, tmp_path: Path) -> None:
+    item = serve(bad_server, "a/c.txt", PAYLOAD, tmp_path)
+    part_of(item).parent.mkdir(parents=True)
+    part_of(item).write_bytes(PAYLOAD[:5000])
+    bad_server.faults = ["416"]  # a server that refuses ranges without saying the size
+    assert fetch(item, progress=False).read_bytes() == PAYLOAD  # started again, not "whole"
+    assert [r for _, r in bad_server.requests] == ["bytes=5000-", None]
+    item.dest.unlink()
+    part_of(item).write_bytes(PAYLOAD)  # a whole .part: 416 with the true total
+    bad_server.faults = ["416total"]
+    assert fetch(item, progress=False).read_bytes() == PAYLOAD
+
+
+def test_oversize_part_never_enters_the_cache(bad_server: Server, tmp_path: Path) -> None:
+    item = serve(bad_server, "a/d.txt", PAYLOAD, tmp_path)
+    part_of(item).parent.mkdir(parents=True)
+    part_of(item).write_bytes(PAYLOAD + b"garbage from another file")
+    assert fetch(item, progress=False).read_bytes() == PAYLOAD
+    assert not part_of(item).exists()
+
+
+def test_dump_short_read_without_length_keeps_part_and_resumes(
+    bad_server: Server, tmp_path: Path
+) -> None:
+    put_dump(bad_server, PAYLOAD)
+    (item,) = plan("wikipedia", ["de"], cache=tmp_path, date="20190101", base_url=base(bad_server))
+    bad_server.faults = ["", "nolength"]  # the checksum list, then a dump cut short
+    with pytest.raises(XProbeError, match=r"checksum mismatch.*kept.*resume"):
+        fetch(item, progress=False)
+    assert part_of(item).stat().st_size == len(PAYLOAD) // 2
+    assert fetch(item, progress=False).read_bytes() == PAYLOAD
+
+
+def test_fetched_files_record_their_sha256(server: Server, tmp_path: Path) -> None:
+    item = serve(server, "arrival/dictionaries/en-de.txt", PAYLOAD, tmp_path)
+    path = fetch(item, progress=False)
+    record = json.loads(path.with_name(path.name + ".fetched.json").read_text())
+    assert record["sha256"] == hashlib.sha256(PAYLOAD).hexdigest()
+    assert record["bytes"] == len(PAYLOAD) and record["url"] == item.url
+    assert "size" in record["verified"]
+
+
+def test_corrupt_zip_of_the_right_size_is_refused(bad_server: Server, tmp_path: Path) -> None:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("XNLI-1.0/xnli.dev.tsv", "x" * 5000)
+    data = bytearray(buf.getvalue())
+    data[2000] ^= 0xFF  # one flipped byte in the member: the CRC no longer matches
+    (item,) = plan("xnli", [], cache=tmp_path, base_url=base(bad_server))
+    (bad_server.root / "XNLI").mkdir()
+    (bad_server.root / "XNLI" / "XNLI-1.0.zip").write_bytes(bytes(data))
+    with pytest.raises(XProbeError, match=r"XNLI-1\.0\.zip.*corrupt.*xnli\.dev\.tsv"):
+        fetch(item, progress=False)
+    assert not item.dest.exists() and not part_of(item).exists()
+
+
+def test_truncated_vectors_and_models_are_refused(bad_server: Server, tmp_path: Path) -> None:
+    vec = b"3 2\na 1 2\nb 3 4\nc 5 6\n"
+    item = serve(bad_server, "fasttext/vectors-wiki/wiki.xx.vec", vec[:-9], tmp_path)
+    with pytest.raises(XProbeError, match=r"wiki\.xx\.vec.*header says 3 vectors.*2"):
+        fetch(item, progress=False)
+    assert not item.dest.exists()
+    model = serve(bad_server, "udpipe/x.udpipe", b"not a model", tmp_path)
+    with pytest.raises(XProbeError, match=r"x\.udpipe.*not a UDPipe model"):
+        fetch(model, progress=False)
+    assert not model.dest.exists()
+
+
+def test_unpack_keeps_members_that_share_a_base_name(tmp_path: Path) -> None:
+    from xprobe.download import unpack
+
+    archive = tmp_path / "x.tgz"
+    _tgz(archive, {"a/README": b"first\n", "b/README": b"second\n", "a/data.en": b"hello\n"})
+    into = tmp_path / "out"
+    written = unpack(archive, into)
+    assert written == [into / "a" / "README", into / "b" / "README", into / "data.en"]
+    assert (into / "a" / "README").read_bytes() == b"first\n"
+    assert (into / "b" / "README").read_bytes() == b"second\n"
+    assert unpack(archive, into) == written  # the marker lists the same files
+    evil = tmp_path / "evil.tgz"
+    _tgz(evil, {"../escape.txt": b"x"})
+    with pytest.raises(XProbeError, match=r"evil\.tgz: member '\.\./escape\.txt' points outside"):
+        unpack(evil, tmp_path / "out2")
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_a_cached_file_changed_since_is_noticed(server: Server, tmp_path: Path) -> None:
+    item = serve(server, "arrival/dictionaries/de-en.txt", PAYLOAD, tmp_path)
+    path = fetch(item, progress=False)
+    path.write_bytes(PAYLOAD[:10])
+    with pytest.raises(XProbeError, match=r"de-en\.txt is 10 bytes, but 102400 were fetched"):
+        fetch(item, progress=False)
+
+
+def test_cli_short_download_is_one_line_and_exit_2(
+    bad_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (bad_server.root / "XNLI").mkdir()
+    (bad_server.root / "XNLI" / "XNLI-1.0.zip").write_bytes(_zip({"XNLI-1.0/a.tsv": PAYLOAD}))
+    bad_server.faults = ["short"]
+    argv = ["download", "xnli", "--cache-dir", str(tmp_path / "c"), "--base-url", base(bad_server)]
+    assert cli_main([*argv, "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "incomplete: got" in err[0] and "run again to resume" in err[0]
+    assert not (tmp_path / "c" / "xnli" / "XNLI-1.0.zip").exists()
+    assert cli_main([*argv, "--no-progress"]) == 0
+    assert (tmp_path / "c" / "xnli" / "XNLI-1.0.zip").exists()
+
+
+def test_more_bytes_than_the_announced_total_is_refused(bad_server: Server, tmp_path: Path) -> None:
+    item = serve(bad_server, "a/e.txt", PAYLOAD, tmp_path)
+    part_of(item).parent.mkdir(parents=True)
+    part_of(item).write_bytes(PAYLOAD[:100])
+    bad_server.faults = ["extra"]
+    with pytest.raises(XProbeError, match=r"got 102432 bytes where 102400 were announced"):
+        fetch(item, progress=False)
+    assert not item.dest.exists() and not part_of(item).exists()
+    assert fetch(item, progress=False).read_bytes() == PAYLOAD
+
+
+def test_a_cached_file_without_a_record_is_checked_once(server: Server, tmp_path: Path) -> None:
+    (item,) = plan("xnli", [], cache=tmp_path, base_url=base(server))
+    item.dest.parent.mkdir(parents=True)
+    whole = _zip({"XNLI-1.0/a.tsv": PAYLOAD})
+    item.dest.write_bytes(whole[: len(whole) // 2])  # what an older xprobe let into the cache
+    with pytest.raises(XProbeError, match=r"XNLI-1\.0\.zip: corrupt.*delete .* download again"):
+        fetch(item, progress=False)
+    item.dest.write_bytes(whole)
+    assert fetch(item, progress=False) == item.dest and server.requests == []
+    record = json.loads(item.dest.with_name("XNLI-1.0.zip.fetched.json").read_text())
+    assert record["sha256"] == hashlib.sha256(whole).hexdigest() and "zip CRC" in record["verified"]

@@ -36,9 +36,18 @@ def treebank_texts() -> list[str]:
     return [s.comment("text") or "" for s in read_conllu(TREEBANK)]
 
 
+def trained_model(factory: pytest.TempPathFactory) -> Path:
+    """The tiny model, trained once per test session (the corpus test modules share it)."""
+    path = factory.getbasetemp() / "corpus-tiny-model" / "tiny.udpipe"
+    if not path.exists():
+        path.parent.mkdir(exist_ok=True)
+        train_model([TREEBANK], path)
+    return path
+
+
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return train_model([TREEBANK], tmp_path_factory.mktemp("model") / "tiny.udpipe")
+    return trained_model(tmp_path_factory)
 
 
 # --------------------------------------------------------------------------- a dump of our own

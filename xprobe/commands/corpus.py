@@ -8,7 +8,9 @@ with UDPipe. Output: DIR/shard-00000.conllu.gz ... with '# sent_id' and '# text'
 DIR/manifest.json (inputs, model, tokenizer, counts at each stage, timing).
 
 Rerunning the same command after an interruption resumes from the last complete shard and gives
-the same files as an uninterrupted run.
+the same files as an uninterrupted run. SIGTERM or Ctrl-C stops the workers and exits with 143 or
+130 and a line saying to resume with the same command; workers whose main process was killed
+(SIGKILL) exit by themselves within a second.
 
 Examples:
   xprobe corpus --lang en --out work/en/parsed enwiki-20190101-pages-articles.xml.bz2
@@ -21,7 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 HELP = "dump/text -> sentences -> Moses tokens -> UDPipe parses (sharded CoNLL-U, resumable)"
 
@@ -103,6 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from xprobe.corpus.filters import FilterConfig
     from xprobe.corpus.pipeline import CorpusConfig, run_corpus
+    from xprobe.corpus.stopping import Stopped, stop_on_signals
     from xprobe.errors import XProbeError
 
     if args.min_tokens > args.max_tokens:
@@ -122,6 +128,16 @@ def run(args: argparse.Namespace) -> int:
         tokenization=args.tokenization,
         progress=not args.no_progress,
     )
-    manifest = run_corpus(config)
+    try:
+        with stop_on_signals():
+            manifest = run_corpus(config)
+    except Stopped as e:
+        log.error(
+            "corpus stopped by %s; the shards finished so far are kept in %s: resume with the "
+            "same command",
+            e,
+            args.out,
+        )
+        return e.exit_status
     print(json.dumps(manifest["counts"], sort_keys=True))
     return 0

@@ -13,7 +13,11 @@ WHAT is one of:
   multinli     MultiNLI 1.0, unpacked into nli/multinli_1.0/ (no --lang)
 
 The cache is --cache-dir, else $XPROBE_CACHE, else $XDG_CACHE_HOME/xprobe (~/.cache/xprobe).
-Interrupted downloads resume from NAME.part; finished files appear only when complete.
+Interrupted downloads resume from NAME.part. A file appears in the cache only when complete
+and verified: its size matches what the server announced (a connection closed early is an
+error; rerun to resume), its published checksum (Wikipedia) matches, and its content passes what
+its kind allows (archive CRCs, a UDPipe model loading, a .vec's vector count). NAME.fetched.json
+records its URL, size and SHA-256.
 
 Examples:
   xprobe download udpipe --lang en de

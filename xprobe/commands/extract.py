@@ -60,7 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--tasks",
         nargs="+",
         metavar="T",
-        help="tasks to build, by name (SentLen) or file (sentence_length); default: all",
+        help="tasks to build, by name (SentLen) or file (sentence_length); default: all. "
+        "CoNLL-U files may come before or after it: an existing file here is read as input",
     )
     parser.add_argument(
         "--sizes",
@@ -156,6 +157,28 @@ def parse_params(items: list[str]) -> dict[str, dict[str, str]]:
     return out
 
 
+def _take_files_from_tasks(args: argparse.Namespace) -> None:
+    """``--tasks SentLen Tense corpus.conllu`` swallows the file: take it back as an input.
+
+    An existing path in the task list is read as a CoNLL-U input (said in a log line); a
+    path-like name that does not exist is an error, not an unknown task."""
+    if not args.tasks:
+        return
+    tasks = []
+    for name in args.tasks:
+        if name == "-" or Path(name).exists():
+            log.warning("%s given after --tasks is an existing file: read as a CoNLL-U input", name)
+            args.conllu = [*args.conllu, name]
+        elif "/" in name or name.endswith((".conllu", ".gz", ".txt")):
+            raise XProbeError(
+                f"--tasks {name}: no such file, and not a task name (put CoNLL-U files before "
+                "--tasks, or after it once the file exists)"
+            )
+        else:
+            tasks.append(name)
+    args.tasks = tasks or None
+
+
 def run(args: argparse.Namespace) -> int:
     if args.check is not None:
         from xprobe.extract.check import check_probing_dir
@@ -168,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
         log.info("%s: ok", args.check)
         return 0
+    _take_files_from_tasks(args)
     if not args.lang or args.out is None or not args.conllu:
         raise XProbeError(
             "extract needs --lang, --out and at least one CoNLL-U file (or --check DIR)"

@@ -189,6 +189,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--name", help="encoder name in the records (default: from the spec)")
     p.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show progress bars (default: only on a terminal)",
+    )
+    p.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="never show progress bars"
+    )
+    p.add_argument(
         "--dataset",
         help="dataset name in the records (default: the data folder's "
         "parent folder name), e.g. to compare two English datasets",
@@ -196,8 +206,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from xprobe.probe import cache
     from xprobe.probe.classifiers import TrainConfig
     from xprobe.probe.harness import ProbeOptions, run_probe
+
+    cache.SHOW_PROGRESS = args.progress
 
     opts = ProbeOptions(
         tasks=args.tasks,
@@ -225,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
             lr=args.lr,
             max_epochs=args.max_epochs,
             patience=args.patience,
-            progress=True,
+            progress=sys.stderr.isatty() if args.progress is None else args.progress,
         ),
     )
     records = run_probe(args.encoder, args.data, args.out, opts)

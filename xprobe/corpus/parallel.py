@@ -7,7 +7,9 @@ shard order, so the output never depends on which worker finished first.
 
 * ``workers=0``: parse in the calling process (no parallelism; simplest to debug).
 * ``workers=N``: ``N`` processes (``spawn``), while the calling process reads, segments,
-  tokenises and filters the next shards.
+  tokenises and filters the next shards. Workers ignore SIGINT (the calling process stops them:
+  ``close(abort=True)`` terminates them) and exit by themselves within a second when the calling
+  process dies, even by SIGKILL (a thread in each polls ``os.getppid()``).
 * ``scheduler="local"``: a Dask ``LocalCluster`` with ``N`` single-threaded worker processes;
   ``scheduler="tcp://host:8786"``: an existing Dask cluster (the model path must exist on every
   worker machine; shards come back to the caller, which writes them).
@@ -17,6 +19,9 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import os
+import signal
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +30,8 @@ from typing import Any, Protocol
 from xprobe.errors import XProbeError
 
 __all__ = ["Executor", "ParseJob", "ParseResult", "make_executor", "parse_job"]
+
+_WATCH_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -62,7 +69,7 @@ class Executor(Protocol):
 
     def submit(self, job: ParseJob) -> Any: ...
 
-    def close(self) -> None: ...
+    def close(self, abort: bool = False) -> None: ...
 
 
 class SerialExecutor:
@@ -79,23 +86,45 @@ class SerialExecutor:
             fut.set_exception(e)
         return fut
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         pass
 
 
+def _worker_init(parent: int) -> None:
+    """In each worker: leave Ctrl-C to the parent (it stops the workers), and exit by itself
+    when the parent dies (SIGKILL runs no handler): a thread polls ``os.getppid()``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_WATCH_SECONDS)
+        os._exit(70)
+
+    threading.Thread(target=watch, name="xprobe-parent-watch", daemon=True).start()
+
+
 class ProcessExecutor:
-    """``workers`` spawned processes."""
+    """``workers`` spawned processes; each exits by itself if this process dies."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.description = f"{workers} processes"
         ctx = multiprocessing.get_context("spawn")
-        self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        self._pool = cf.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=ctx,
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
+        )
 
     def submit(self, job: ParseJob) -> cf.Future[ParseResult]:
         return self._pool.submit(parse_job, job)
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
+        """Wait for the workers to finish; ``abort``: terminate them first (a stopped run)."""
+        if abort:
+            for proc in list(getattr(self._pool, "_processes", {}).values()):
+                proc.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -128,7 +157,7 @@ class DaskExecutor:
     def submit(self, job: ParseJob) -> Any:
         return self._client.submit(parse_job, job, pure=False)
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()

@@ -182,10 +182,15 @@ def run_corpus(
     executor = make_executor(config.workers, config.scheduler)
     try:
         stats = _drive(config, front, manifest, executor, on_shard)
-    finally:
-        executor.close()
+    except BaseException:  # a signal, an error: stop the workers now, keep finished shards
+        executor.close(abort=True)
+        raise
+    executor.close()
     elapsed = time.perf_counter() - t0
     counts = _counts(front, manifest)
+    if counts["kept"] == 0:
+        manifest.save(complete=False, counts=counts)
+        raise XProbeError(_nothing_kept(config, counts))
     manifest.save(
         complete=True,
         counts=counts,
@@ -204,6 +209,16 @@ def run_corpus(
         "corpus: %d sentences in %d shards -> %s", counts["kept"], len(manifest.shards), config.out
     )
     return {"settings": settings, **manifest.extra}
+
+
+def _nothing_kept(config: CorpusConfig, counts: dict[str, Any]) -> str:
+    names = ", ".join(p.name for p in config.inputs)
+    rejected = ", ".join(f"{r} {n}" for r, n in counts["rejected"].items() if n) or "none"
+    return (
+        f"no sentence kept from {names} ({counts['paragraphs']} paragraphs, "
+        f"{counts['sentences']} sentences read; rejected: {rejected}): is it the right kind of "
+        "input and language, and are --min-tokens/--max-tokens right?"
+    )
 
 
 def _counts(front: _Front, manifest: Manifest) -> dict[str, Any]:

@@ -15,7 +15,9 @@
 * plain text: one paragraph per line (blank lines ignored).
 
 ``.bz2`` and ``.gz`` files are decompressed on the fly; a corrupt or truncated one is an
-:class:`~xprobe.errors.InputError`. Nothing is ever loaded whole.
+:class:`~xprobe.errors.InputError`. A dump must end with ``</mediawiki>`` (else the error names
+the line where it stopped and the last whole page), and a file named ``.xml`` (``.xml.bz2``...)
+that does not start like one is an error, not plain text. Nothing is ever loaded whole.
 
 Example::
 
@@ -140,6 +142,13 @@ def _read_one(reader: InputReader) -> Iterator[Paragraph]:
     if not head:
         return
     kind = detect_kind(head[-1])
+    if kind != "dump" and _named_xml(reader.path):
+        start = head[-1].strip()[:40]
+        raise InputError(
+            str(reader.path),
+            reader.line,
+            f"not a MediaWiki XML dump: expected <mediawiki or <?xml, found {start!r}",
+        )
     stream = _chain(head, lines)
     if kind == "dump":
         yield from _dump(stream, reader)
@@ -153,6 +162,12 @@ def _read_one(reader: InputReader) -> Iterator[Paragraph]:
             text = line.strip()
             if text:
                 yield Paragraph(f"{name}:{i}", text)
+
+
+def _named_xml(path: Path) -> bool:
+    """``.xml``, ``.xml.bz2``, ``.xml.gz``: a name that promises a dump."""
+    name = path.name.lower().removesuffix(".bz2").removesuffix(".gz")
+    return name.endswith(".xml")
 
 
 def _chain(head: list[str], rest: Iterator[str]) -> Iterator[str]:
@@ -226,8 +241,10 @@ def _dump(lines: Iterator[str], reader: InputReader) -> Iterator[Paragraph]:
     # default "" that is every title, so set it (and restore it afterwards).
     saved = wiki_main.templateNamespace
     wiki_main.templateNamespace = template_ns
+    end = _EndSeen(lines)
+    title = ""
     try:
-        pages = wiki_main.collect_pages(_strip_apostrophes(lines))
+        pages = wiki_main.collect_pages(_strip_apostrophes(end))
         for page_id, revid, title, page in pages:
             extractor = Extractor(
                 page_id,
@@ -244,6 +261,27 @@ def _dump(lines: Iterator[str], reader: InputReader) -> Iterator[Paragraph]:
                     yield Paragraph(title, para)
     finally:
         wiki_main.templateNamespace = saved
+    if not end.seen:
+        after = f"; the last whole page read was {title!r}" if title else "; no whole page read"
+        raise InputError(
+            str(reader.path),
+            reader.line,
+            f"the dump ends before </mediawiki> (truncated, or not a MediaWiki dump){after}",
+        )
+
+
+class _EndSeen:
+    """Passes lines through, noting whether the closing ``</mediawiki>`` went by."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self.lines = lines
+        self.seen = False
+
+    def __iter__(self) -> Iterator[str]:
+        for line in self.lines:
+            if "</mediawiki>" in line:
+                self.seen = True
+            yield line
 
 
 def _strip_apostrophes(lines: Iterator[str]) -> Iterator[str]:

@@ -185,6 +185,10 @@ def _check_shape(arr: np.ndarray, n: int, what: str) -> None:
         raise XProbeError(f"encoder {what} returned shape {arr.shape} for {n} sentences")
 
 
+# encoding progress bars: None shows them on a terminal only; ``probe --[no-]progress`` sets it
+SHOW_PROGRESS: bool | None = None
+
+
 def encode_all(
     encoder: Encoder, sentences: Sequence[Sequence[str]], batch_size: int = 128, desc: str = ""
 ) -> np.ndarray:
@@ -193,7 +197,10 @@ def encode_all(
 
     out = []
     for i in tqdm(
-        range(0, len(sentences), batch_size), desc=desc or "encode", unit="batch", disable=None
+        range(0, len(sentences), batch_size),
+        desc=desc or "encode",
+        unit="batch",
+        disable=None if SHOW_PROGRESS is None else not SHOW_PROGRESS,
     ):
         batch = [list(s) for s in sentences[i : i + batch_size]]
         vecs = np.asarray(encoder.encode(batch), dtype=np.float32)

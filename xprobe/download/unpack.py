@@ -1,0 +1,119 @@
+"""Unpack a downloaded ``.zip``/``.tgz`` into a cache folder, atomically and without collisions.
+
+Members are written flat, by base name (where the mapping recipes look for them:
+``europarl/de-en/europarl-v7.de-en.en``), except members whose base name another member shares:
+those keep their path inside the archive (``a/README``, ``b/README``), so that none overwrites
+another. Directories, links and macOS junk (``__MACOSX/``, ``._name``) are skipped; a member
+path that climbs out (``..``) is refused. A marker file records completion, so an interrupted
+unpack is redone and a finished one is not.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import shutil
+import tarfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+from xprobe.download.verify import one_line
+from xprobe.errors import XProbeError
+from xprobe.files import atomic_write
+
+__all__ = ["unpack"]
+
+log = logging.getLogger(__name__)
+
+CHUNK = 1 << 20
+
+
+def unpack(archive: Path, into: Path) -> list[Path]:
+    """Extract the regular files of ``archive`` into ``into``; return their paths, sorted."""
+    marker = into / f".unpacked-{archive.name}"
+    if marker.exists():
+        names = marker.read_text(encoding="utf-8").split("\n")
+        return sorted(into / n for n in names if n)
+    into.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    try:
+        with _members(archive) as members:
+            names = [name for name, _ in members]
+            targets = _targets(names, archive)
+            for name, opener in members:
+                with opener() as stream:
+                    written.append(_copy(stream, into / targets[name]))
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as e:
+        raise XProbeError(
+            f"{archive}: cannot unpack ({one_line(e)}); delete it and download again"
+        ) from None
+    rel = sorted(p.relative_to(into).as_posix() for p in written)
+    marker.write_text("".join(f"{r}\n" for r in rel), encoding="utf-8")
+    log.info("unpacked %d files into %s", len(written), into)
+    return sorted(written)
+
+
+def _targets(names: list[str], archive: Path) -> dict[str, str]:
+    """Member name -> path under the folder: the base name, or the whole path where it is shared."""
+    counts = collections.Counter(PurePosixPath(n).name for n in names)
+    out = {}
+    for name in names:
+        parts = [p for p in PurePosixPath(name).parts if p not in ("/", ".", "")]
+        if ".." in parts or not parts:
+            raise XProbeError(f"{archive}: member {name!r} points outside the archive; refused")
+        out[name] = parts[-1] if counts[parts[-1]] == 1 else "/".join(parts)
+    shared = sorted({t for t in out.values() if "/" in t})
+    if shared:
+        log.info("%s: members sharing a base name keep their paths: %s", archive, ", ".join(shared))
+    return out
+
+
+def _copy(stream: IO[bytes], target: Path) -> Path:
+    with atomic_write(target, "wb") as out:
+        shutil.copyfileobj(stream, out, CHUNK)
+    return target
+
+
+class _members:
+    """Context manager yielding ``[(name, opener)]`` for an archive's wanted regular files."""
+
+    def __init__(self, archive: Path) -> None:
+        self.archive = archive
+        self._close: Callable[[], None] = lambda: None
+
+    def __enter__(self) -> list[tuple[str, Callable[[], IO[bytes]]]]:
+        if zipfile.is_zipfile(self.archive):
+            z = zipfile.ZipFile(self.archive)
+            self._close = z.close
+            return [
+                (i.filename, _opener(z.open, i))
+                for i in z.infolist()
+                if not i.is_dir() and not _is_junk(i.filename)
+            ]
+        tar = tarfile.open(self.archive, "r:*")
+        self._close = tar.close
+        return [
+            (m.name, _opener(tar.extractfile, m))  # type: ignore[arg-type]
+            for m in tar.getmembers()
+            if m.isfile() and not _is_junk(m.name)
+        ]
+
+    def __exit__(self, *exc: object) -> None:
+        self._close()
+
+
+def _opener(open_fn: Callable[..., IO[bytes] | None], member: object) -> Callable[[], IO[bytes]]:
+    def opener() -> IO[bytes]:
+        stream = open_fn(member)
+        if stream is None:  # pragma: no cover - only regular files are listed
+            raise OSError(f"cannot read member {member}")
+        return stream
+
+    return opener
+
+
+def _is_junk(name: str) -> bool:
+    """macOS resource forks that some archives carry (``__MACOSX/``, ``._name``)."""
+    return name.startswith("__MACOSX") or Path(name).name.startswith("._")

@@ -322,8 +322,23 @@ def _raise_unfilled(results: list[TaskResult], config: ExtractConfig) -> None:
     raise XProbeError(
         "cannot fill "
         + " | ".join(lines)
-        + ". Use --allow-partial to write what was found (still balanced), smaller --sizes, "
-        "or a larger corpus"
+        + ". Use --allow-partial to write what was found (still balanced, every split shrunk "
+        "in proportion to the sizes asked), smaller --sizes, or a larger corpus"
+        + _exclusive_hint(short, config)
+    )
+
+
+def _exclusive_hint(short: list[TaskResult], config: ExtractConfig) -> str:
+    """With exclusivity on: what ``--no-exclusive`` would give back, and what it costs."""
+    if not config.exclusive:
+        return ""
+    lost = ", ".join(f"{r.run.spec.name} {r.run.lost}" for r in short if r.run.lost)
+    given = f" (candidates other tasks took first: {lost})" if lost else ""
+    return (
+        "; or --no-exclusive, which lets one source sentence feed several tasks"
+        + given
+        + ": more sentences per task, at the cost of tasks no longer being on disjoint "
+        "sentences (X-Probe's rule), so results of two tasks share their data"
     )
 
 

@@ -9,6 +9,8 @@ toy tasks of ``test_extract.py``.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.conftest import shared_path
@@ -57,7 +59,9 @@ def test_partial_task_shrinks_every_split_in_proportion(tmp_path, corpus):
     assert_in_proportion(m["tasks"]["flip"], (5000, 100, 100))
     m = run(tmp_path / "b", corpus, [PARITY], sizes=(200, 20, 20), allow_partial=True)
     assert "shrunk" not in m["tasks"]["parity"]
-    assert check_probing_dir(tmp_path) == []
+    # Flip's few candidates leave va with 1 line and te with none: --check says so
+    problems = check_probing_dir(tmp_path)
+    assert problems and all("flip.txt: " in p for p in problems), problems
 
 
 def test_keyed_partial_task_keeps_keys_in_one_split(tmp_path, corpus):
@@ -158,3 +162,60 @@ def test_ewt_tree_depth_correlation_does_not_grow_with_remainders(tmp_path):
                             pool_margin=100.0)  # fmt: skip
         corr[n] = extract(cfg)["tasks"]["tree_depth"]["length_label_correlation"]["tr"]
     assert corr[304] <= corr[300] + 0.005, corr
+
+
+# ----------------------------------------------------------------- --check and leftovers (item 10)
+
+
+def test_check_flags_empty_one_class_and_small_splits(tmp_path, corpus):
+    import json
+
+    run(tmp_path, corpus, [PARITY], sizes=(40, 30, 4))
+    warnings: list[str] = []
+    assert check_probing_dir(tmp_path, warnings) == []
+    # every split is below a useful size; the 4-line te one is named
+    assert any("te has 4 lines for 2 classes, below a useful size" in w for w in warnings)
+    # a one-class te (label 1 lines relabelled 0 and the manifest made to agree) is a problem
+    rows = (tmp_path / "parity.txt").read_text().splitlines()
+    rows = [r.replace("te\t1\t", "te\t0\t") for r in rows]
+    (tmp_path / "parity.txt").write_text("\n".join(rows) + "\n")
+    m = json.loads((tmp_path / "manifest.json").read_text())
+    m["tasks"]["parity"].pop("sha256")
+    m["tasks"]["parity"]["written"]["te"]["classes"] = {"0": 4, "1": 0}
+    (tmp_path / "manifest.json").write_text(json.dumps(m))
+    problems = check_probing_dir(tmp_path)
+    assert any("te has one class only" in p for p in problems), problems
+    # an empty split that was asked for
+    rows = [r for r in rows if not r.startswith("te")]
+    (tmp_path / "parity.txt").write_text("\n".join(rows) + "\n")
+    m["tasks"]["parity"].update(lines=len(rows), partial=True)
+    m["tasks"]["parity"]["written"]["te"] = {"total": 0, "classes": {"0": 0, "1": 0}}
+    (tmp_path / "manifest.json").write_text(json.dumps(m))
+    assert any("te is empty (4 asked)" in p for p in check_probing_dir(tmp_path))
+
+
+def test_leftovers_of_a_killed_run_are_flagged_then_cleaned(tmp_path, corpus, capsys):
+    import subprocess
+    import sys
+
+    from xprobe.cli import main
+
+    run(tmp_path, corpus, [PARITY], sizes=(60, 100, 100))
+    assert check_probing_dir(tmp_path) == []
+    # a process that has exited: its id is free, as a killed run's would be
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    tmp = tmp_path / f".parity.txt.{dead}.abc123xy.tmp"
+    spool = tmp_path / f".stdin.{dead}.q1w2e3r4.conllu"
+    tmp.write_text("tr\t0\thalf a line")
+    spool.write_bytes(b"x" * 5000)
+    problems = check_probing_dir(tmp_path)
+    assert len(problems) == 2 and all("leftover of a killed run" in p for p in problems)
+    assert "5000 bytes" in "\n".join(problems)
+    assert main(["extract", "--check", str(tmp_path)]) == 1
+    # one of a running process (this one's parent) is reported but never removed
+    live = tmp_path / f".manifest.json.{os.getppid()}.zzzzzzzz.tmp"
+    live.write_text("{")
+    run(tmp_path, corpus, [PARITY], sizes=(60, 100, 100))
+    assert not tmp.exists() and not spool.exists() and live.exists()
+    assert check_probing_dir(tmp_path) == [f"{live}: still being written by a running process"]

@@ -137,8 +137,9 @@ def _add_selection_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="DIR",
         help="instead of extracting, validate the directory DIR "
-        "(format, split order, balance, repeats, keys, manifest); exit 1 on "
-        "problems",
+        "(format, split order, balance, repeats, keys, manifest, empty or "
+        "one-class splits, leftovers of a killed run); exit 1 on problems; "
+        "splits below a useful size are printed as warnings",
     )
 
 
@@ -160,12 +161,18 @@ def run(args: argparse.Namespace) -> int:
     if args.check is not None:
         from xprobe.extract.check import check_probing_dir
 
-        problems = check_probing_dir(args.check)
+        warnings: list[str] = []
+        problems = check_probing_dir(args.check, warnings)
         for p in problems:
             print(p)
+        for w in warnings:
+            print(f"warning: {w}")
         if problems:
-            log.error("%s: %d problem(s)", args.check, len(problems))
+            log.error("%s: %d problem(s), %d warning(s)", args.check, len(problems), len(warnings))
             return 1
+        if warnings:
+            log.warning("%s: consistent, but %d warning(s)", args.check, len(warnings))
+            return 0
         log.info("%s: ok", args.check)
         return 0
     if not args.lang or args.out is None or not args.conllu:

@@ -38,6 +38,7 @@ from typing import Any
 from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.extract.check import check_probing_dir
+from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract.select import TaskResult, TaskRun, resolve
@@ -180,6 +181,7 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
     params = _task_params(specs, profile, config)
     out = Path(config.out)
     names = ["<stdin>" if p == "-" else p for p in config.inputs]
+    clean_leftovers(out)
     with (
         spool_stdin(config.inputs, out) as paths,
         SentenceCache(config.min_tokens, config.max_tokens, out) as cache,

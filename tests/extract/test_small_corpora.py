@@ -219,3 +219,68 @@ def test_leftovers_of_a_killed_run_are_flagged_then_cleaned(tmp_path, corpus, ca
     run(tmp_path, corpus, [PARITY], sizes=(60, 100, 100))
     assert not tmp.exists() and not spool.exists() and live.exists()
     assert check_probing_dir(tmp_path) == [f"{live}: still being written by a running process"]
+
+
+# ----------------------------------------------------------------- relative windows (item 6)
+
+
+def test_windows_per_million_become_counts():
+    from xprobe.extract.windows import absolute_window, resolve_windows
+    from xprobe.tasks.odd_man_out import Params as SomoParams
+    from xprobe.tasks.subj_number import Params
+
+    assert absolute_window(100_000_000, 1.0, 50.0) == (100, 5000)
+    assert absolute_window(201_962, 5.0, 250.0) == (2, 50)  # EWT train
+    assert resolve_windows("SubjNum", Params(), 10**6) == Params()  # absolute default kept
+    got = resolve_windows("SubjNum", Params(min_per_million=5, max_per_million=250), 201_962)
+    assert (got.min_freq, got.max_freq) == (2, 50)
+    only_max = resolve_windows("SOMO", SomoParams(max_per_million=1000.0), 201_962)
+    assert (only_max.min_freq, only_max.max_freq) == (40, 201)
+    with pytest.raises(XProbeError, match=r"SOMO: .* counts 1\.\.0 in this corpus of 201962"):
+        resolve_windows("SOMO", SomoParams(min_per_million=0.04, max_per_million=0.4), 201_962)
+
+
+def test_relative_window_reaches_the_tasks_and_the_manifest(tmp_path, corpus):
+    """The synthetic corpus: w0..w299, about 21,000 tokens; SubjNum with 1..5 per million
+    would be an empty window, 1000..20000 per million is counts 21..4xx."""
+    from xprobe.tasks.subj_number import TASK
+
+    m = run(tmp_path, corpus, [TASK], sizes=(10, 2, 2), allow_partial=True,
+            params={"SubjNum": {"min_per_million": 1000, "max_per_million": 20000}})  # fmt: skip
+    tokens = m["corpus"]["tokens"]
+    assert tokens > 10_000
+    p = m["tasks"]["subj_number"]["params"]
+    assert p["min_per_million"] == 1000.0 and p["min_freq"] == -(-tokens // 1000)
+    assert p["max_freq"] == tokens * 20000 // 10**6
+
+
+# ------------------------------------------------- a profile added by one TOML file (item 6)
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_profile_added_by_one_toml_extracts_a_small_treebank(tmp_path):
+    """languages/en_US.toml (relative windows, a small WC band) on UD English-EWT dev + test
+    (4,078 sentences, 49,527 tokens): all nine tasks written, every split non-empty and in
+    proportion to 200/40/40, --check finds no problem. With en.toml's absolute windows the same
+    treebank leaves ObjNum without a test split."""
+    ud = shared_path("data", "ud", "en")
+    inputs = [str(ud / "en_ewt-ud-dev.conllu"), str(ud / "en_ewt-ud-test.conllu")]
+    sizes = (200, 40, 40)
+    cfg = ExtractConfig(lang="en_US", out=tmp_path / "us", inputs=inputs, sizes=sizes,
+                        allow_partial=True, progress=False)  # fmt: skip
+    m = extract(cfg)
+    assert m["language"] == "en_US" and len(m["tasks"]) == 9
+    tokens = m["corpus"]["tokens"]
+    for file, e in m["tasks"].items():
+        assert all(e["written"][s]["total"] > 0 for s in SPLITS), (file, e["written"])
+        if e["partial"]:
+            assert_in_proportion(e, sizes)
+        if "min_per_million" in e["params"]:
+            assert e["params"]["min_freq"] == max(1, -(-5 * tokens // 10**6))
+            assert e["params"]["max_freq"] == 250 * tokens // 10**6
+    assert check_probing_dir(tmp_path / "us") == []
+    cfg = ExtractConfig(lang="en", out=tmp_path / "en", inputs=inputs, sizes=sizes,
+                        allow_partial=True, progress=False)  # fmt: skip
+    absolute = extract(cfg)["tasks"]
+    assert min(absolute["obj_number"]["written"][s]["total"] for s in SPLITS) == 0

@@ -42,6 +42,7 @@ from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract.select import TaskResult, TaskRun, resolve
+from xprobe.extract.windows import resolve_windows
 from xprobe.extract.write import PROVENANCE_COLUMNS, task_manifest, write_outputs
 from xprobe.files import sha256_file
 from xprobe.languages import LanguageProfile, load_profile
@@ -254,6 +255,7 @@ def _prepare_runs(
 ) -> list[TaskRun]:
     runs = []
     for i, spec in enumerate(specs):
+        params[spec.file] = resolve_windows(spec.name, params[spec.file], stats.tokens)
         ctx = Context(profile, params[spec.file], stats)
         ctx = dataclasses.replace(ctx, data=spec.prepare(ctx))
         runs.append(
@@ -370,6 +372,7 @@ def _manifest(
         "reader": {"on_error": config.on_error, **read.as_dict()},
         "corpus": {
             "sentences": stats.sentences,
+            "tokens": stats.tokens,
             "forms": len(stats.forms),
             "bigrams": len(stats.bigrams),
             **counts,

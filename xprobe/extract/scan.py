@@ -361,4 +361,6 @@ def count_corpus(
             counter = upos[form] = Counter()
         counter[tag] = c
         forms[form] += c
-    return CorpusStats(forms=forms, bigrams=grams, upos=upos, sentences=read.sentences), read
+    stats = CorpusStats(forms=forms, bigrams=grams, upos=upos, sentences=read.sentences)
+    stats.tokens = sum(forms.values())
+    return stats, read

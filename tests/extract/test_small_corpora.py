@@ -284,3 +284,35 @@ def test_profile_added_by_one_toml_extracts_a_small_treebank(tmp_path):
                         allow_partial=True, progress=False)  # fmt: skip
     absolute = extract(cfg)["tasks"]
     assert min(absolute["obj_number"]["written"][s]["total"] for s in SPLITS) == 0
+
+
+def test_a_killed_run_leaves_a_spool_that_check_flags_and_the_rerun_removes(tmp_path, corpus):
+    """A real ``xprobe extract -`` killed with SIGKILL while spooling stdin."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "xprobe", "extract", "--lang", "en", "--out", str(out),
+           "--tasks", "SentLen", "--no-progress", "-"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, env=env, cwd=root)
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(corpus.read_bytes())
+        proc.stdin.flush()
+        deadline = time.monotonic() + 30
+        while not list(out.glob(".stdin.*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    spools = list(out.glob(f".stdin.{proc.pid}.*.conllu"))
+    assert len(spools) == 1
+    problems = check_probing_dir(out)
+    assert any(str(spools[0]) in p and "leftover of a killed run" in p for p in problems)
+    run(out, corpus, [PARITY], sizes=(60, 100, 100))
+    assert not spools[0].exists() and check_probing_dir(out) == []

@@ -89,7 +89,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="TASK.NAME=VALUE",
         help="set a task parameter, overriding the profile's [tasks.<file>]; "
-        "e.g. past_present.min_freq=50; lists are comma-separated; repeatable",
+        "e.g. past_present.min_freq=50, or subj_number.min_per_million=5 for a window "
+        "relative to corpus size (small corpora: docs/tasks.md); lists are "
+        "comma-separated; repeatable",
     )
     parser.add_argument(
         "--on-error",

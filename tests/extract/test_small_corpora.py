@@ -73,6 +73,8 @@ def test_keyed_partial_task_keeps_keys_in_one_split(tmp_path, corpus):
     keys = [set(e["keys"][s]) for s in SPLITS]
     assert not (keys[0] & keys[1] or keys[0] & keys[2] or keys[1] & keys[2])
     assert check_probing_dir(tmp_path) == []
+    again = run(tmp_path / "again", corpus, [KEYED], sizes=(4000, 800, 800), allow_partial=True)
+    assert again["tasks"]["keyed"]["sha256"] == e["sha256"]  # same inputs, same bytes
 
 
 def test_shortfall_message_names_no_exclusive(tmp_path, corpus):

@@ -287,7 +287,10 @@ def _finalize(run: TaskRun, rank: int, taken_h: set[int], taken_text: set[str]) 
             run.starved = True  # data-driven strata: full-size pools may fill it
     if any(s != SHARED for s, _, _ in pools):
         pools = rebalance_keys(pools, run.sizes, SHARED)
-    sizes = largest_proportional(run.sizes, lambda got: not _fill(run, pools, got, dry=True)[1])
+    most = sum(map(len, pools.values()))  # no more lines than candidates
+    sizes = largest_proportional(
+        run.sizes, lambda got: not _fill(run, pools, got, dry=True)[1], most
+    )
     picked, _ = _fill(run, pools, sizes)
     if sizes == tuple(run.sizes):  # the keys dealt again fill it all
         log.info("%s: lexical keys dealt to splits by size to fill them", run.spec.name)

@@ -42,10 +42,13 @@ def proportional_sizes(sizes: Sequence[int], m: int) -> Sizes:
     return (out[0], out[1], out[2])
 
 
-def largest_proportional(sizes: Sequence[int], fits: Callable[[Sizes], bool]) -> Sizes:
-    """The proportional sizes of the largest total that ``fits`` (binary search on the total;
-    the best fitting one seen is kept, so a non-monotone ``fits`` still gives a fitting one)."""
-    lo, hi = 0, sum(sizes)
+def largest_proportional(
+    sizes: Sequence[int], fits: Callable[[Sizes], bool], most: int | None = None
+) -> Sizes:
+    """The proportional sizes of the largest total (at most ``most``) that ``fits`` (binary
+    search on the total; the best fitting one seen is kept, so a non-monotone ``fits`` still
+    gives a fitting one)."""
+    lo, hi = 0, sum(sizes) if most is None else min(sum(sizes), most)
     best = (0, 0, 0)
     while lo < hi:
         mid = (lo + hi + 1) // 2

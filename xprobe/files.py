@@ -38,7 +38,9 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[A
         raise ValueError(f"atomic_write mode must be 'w' or 'wb', not {mode!r}")
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    # the process id in the name tells a killed run's leftover from a running one's file
+    prefix = f".{target.name}.{os.getpid()}."
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
     os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; finished files follow the umask
     try:
         with os.fdopen(fd, "wb") as raw:

@@ -23,6 +23,7 @@ from xprobe.tasks.base import Candidate, TaskSpec, Variant
 from xprobe.ud import read_conllu
 
 VOCAB = [f"w{i}" for i in range(300)]
+SPLIT_NAMES = ("tr", "va", "te")
 
 
 def make_sentence(i: int, rnd: random.Random, marker: str | None = None) -> list[str]:
@@ -280,8 +281,12 @@ def test_allow_partial_writes_balanced_and_marks_it(tmp_path, corpus):
     assert e["partial"] and e["shortfalls"]
     tr = e["written"]["tr"]["classes"]
     assert 0 < tr["0"] < 2500 and tr["0"] - tr["1"] in (0, 1)
-    assert e["written"]["va"]["total"] == 10
-    assert check_probing_dir(tmp_path) == []
+    # every split shrunk in proportion to 5000/10/10 (issue 11 item 6), not va and te full
+    va, total = e["written"]["va"]["total"], sum(e["written"][s]["total"] for s in SPLIT_NAMES)
+    assert abs(va - total * 10 / 5020) <= 1 and e["shrunk"]["sizes"]["va"] == va
+    # Flip's handful of candidates leave its va and te empty, which --check reports
+    problems = check_probing_dir(tmp_path)
+    assert problems and all("flip.txt: " in p and "empty" in p for p in problems), problems
 
 
 def test_task_without_labels_is_reported(tmp_path, corpus):

@@ -139,7 +139,10 @@ def test_gold_treebanks_agree_with_annotation(tmp_path: Path, lang: str) -> None
         lang=lang, out=tmp_path, inputs=paths, sizes=(200, 40, 40), allow_partial=True,
         provenance=True, progress=False,
     ))  # fmt: skip
-    assert check_probing_dir(tmp_path) == []
+    # dev+test treebanks at the absolute windows leave some splits empty or one-class, which
+    # --check rightly reports (tests/extract/test_small_corpora.py); nothing else may be wrong
+    small = ("is empty (", "has one class only")
+    assert [p for p in check_probing_dir(tmp_path) if not any(s in p for s in small)] == []
     profile = load_profile(lang)
     sources = {(p, s.line): s for p in paths for s in read_conllu(p)}
     used: Counter[tuple[str, int]] = Counter()

@@ -47,6 +47,7 @@ def run(name: str, sentence: Sentence, ctx: Context, seed: int = 0):
 
 # --------------------------------------------------------------------------- the registry
 
+RELATIVE = {"min_per_million": 0.0, "max_per_million": 0.0}  # off: absolute windows
 DEFAULTS = {
     "SentLen": ("sentence_length", {"bins": (5, 9, 13, 17, 21, 26)}),
     "WC": ("word_content", {"first_rank": 2001, "count": 1000, "min_length": 4}),
@@ -55,12 +56,12 @@ DEFAULTS = {
         {"min_depth": 3, "max_depth": 7, "length_bins": (5, 9, 13, 17, 21, 26)},
     ),
     "BShift": ("bigram_shift", {}),
-    "Tense": ("past_present", {"min_freq": 100, "max_freq": 5000, "rule": "finite"}),
-    "SubjNum": ("subj_number", {"min_freq": 100, "max_freq": 5000}),
-    "ObjNum": ("obj_number", {"min_freq": 100, "max_freq": 5000}),
+    "Tense": ("past_present", {"min_freq": 100, "max_freq": 5000, "rule": "finite", **RELATIVE}),
+    "SubjNum": ("subj_number", {"min_freq": 100, "max_freq": 5000, **RELATIVE}),
+    "ObjNum": ("obj_number", {"min_freq": 100, "max_freq": 5000, **RELATIVE}),
     "SOMO": (
         "odd_man_out",
-        {"min_freq": 40, "max_freq": 400, "log_tolerance": 1.0, "max_scan": 200},
+        {"min_freq": 40, "max_freq": 400, "log_tolerance": 1.0, "max_scan": 200, **RELATIVE},
     ),
     "CoordInv": ("coordination_inversion", {"case_from_counts": True}),
 }

@@ -90,7 +90,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="TASK.NAME=VALUE",
         help="set a task parameter, overriding the profile's [tasks.<file>]; "
-        "e.g. past_present.min_freq=50; lists are comma-separated; repeatable",
+        "e.g. past_present.min_freq=50, or subj_number.min_per_million=5 for a window "
+        "relative to corpus size (small corpora: docs/tasks.md); lists are "
+        "comma-separated; repeatable",
     )
     parser.add_argument(
         "--on-error",
@@ -138,8 +140,9 @@ def _add_selection_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="DIR",
         help="instead of extracting, validate the directory DIR "
-        "(format, split order, balance, repeats, keys, manifest); exit 1 on "
-        "problems",
+        "(format, split order, balance, repeats, keys, manifest, empty or "
+        "one-class splits, leftovers of a killed run); exit 1 on problems; "
+        "splits below a useful size are printed as warnings",
     )
 
 
@@ -183,12 +186,18 @@ def run(args: argparse.Namespace) -> int:
     if args.check is not None:
         from xprobe.extract.check import check_probing_dir
 
-        problems = check_probing_dir(args.check)
+        warnings: list[str] = []
+        problems = check_probing_dir(args.check, warnings)
         for p in problems:
             print(p)
+        for w in warnings:
+            print(f"warning: {w}")
         if problems:
-            log.error("%s: %d problem(s)", args.check, len(problems))
+            log.error("%s: %d problem(s), %d warning(s)", args.check, len(problems), len(warnings))
             return 1
+        if warnings:
+            log.warning("%s: consistent, but %d warning(s)", args.check, len(warnings))
+            return 0
         log.info("%s: ok", args.check)
         return 0
     _take_files_from_tasks(args)

@@ -5,7 +5,9 @@ then ``va``, then ``te``), labels from the task's label set, balanced classes pe
 counts, any remainder on the first labels), per-stratum balance where the manifest records
 strata, no sentence repeated within the task or (when the manifest says exclusive) shared with
 another task, lexical keys in one split only, and that counts and SHA-256 agree with the manifest.
-A provenance file, when present, must be aligned with the task file.
+A provenance file, when present, must be aligned with the task file. A split asked for but empty,
+or holding one class only, is a problem; so are leftovers of a killed run (temporary ``.tmp``
+files, a stdin spool: :mod:`xprobe.extract.leftovers`). A split below a useful size is a warning.
 
 Example::
 
@@ -23,25 +25,36 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-__all__ = ["check_probing_dir"]
+from xprobe.extract.leftovers import find_leftovers, owner_alive
+
+__all__ = ["MIN_USEFUL", "check_probing_dir"]
 
 SPLITS = ("tr", "va", "te")
+MIN_USEFUL = 100  # lines a split needs to be worth probing on (see _usefulness)
 
 
-def check_probing_dir(directory: str | os.PathLike[str]) -> list[str]:
-    """Problems found in a probing directory (empty list: all good)."""
+def check_probing_dir(
+    directory: str | os.PathLike[str], warnings: list[str] | None = None
+) -> list[str]:
+    """Problems found in a probing directory (empty list: all good).
+
+    ``warnings``, when given, receives what makes a task weak rather than wrong: a split below
+    a useful size (:data:`MIN_USEFUL` lines, or fewer than two per class).
+    """
     d = Path(directory)
+    problems = [_leftover_line(p) for p in find_leftovers(d)]
     try:
         manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return [f"{d}: no manifest.json (unfinished or not an extraction output)"]
+        return [f"{d}: no manifest.json (unfinished or not an extraction output)", *problems]
     except (OSError, ValueError) as e:
-        return [f"{d / 'manifest.json'}: unreadable: {e}"]
-    problems: list[str] = []
+        return [f"{d / 'manifest.json'}: unreadable: {e}", *problems]
     owner: dict[str, str] = {}
     exclusive = bool(manifest.get("exclusive", True))
     for file, entry in sorted(manifest.get("tasks", {}).items()):
         texts = _check_task(d, file, entry, problems)
+        if warnings is not None:
+            warnings.extend(_usefulness(d / entry.get("file", f"{file}.txt"), entry))
         if exclusive:
             for text in texts:
                 other = owner.setdefault(text, file)
@@ -123,6 +136,10 @@ def _check_counts(
     for split in SPLITS:
         per = [found[(split, lab)] for lab in labels]
         total = sum(per)
+        if sizes.get(split) and total == 0:
+            problems.append(f"{path}: {split} is empty ({sizes[split]} asked)")
+        elif len(labels) > 1 and total and sum(c > 0 for c in per) < 2:
+            problems.append(f"{path}: {split} has one class only: {total} lines")
         if not _balanced(per):
             problems.append(
                 f"{path}: {split} classes not balanced: {dict(zip(labels, per, strict=True))}"
@@ -136,6 +153,30 @@ def _check_counts(
         asked = sizes.get(split)
         if asked is not None and (total > asked or (total < asked and not entry.get("partial"))):
             problems.append(f"{path}: {split} has {total} lines, {asked} asked, not partial")
+
+
+def _usefulness(path: Path, entry: dict[str, Any]) -> list[str]:
+    """Splits too small to measure anything: fewer than MIN_USEFUL lines (the standard error of
+    an accuracy on n lines is up to 50/sqrt(n) points, 5 at 100) or than two per class."""
+    out = []
+    k = len(entry.get("labels", []))
+    for split in SPLITS:
+        total = (entry.get("written", {}).get(split) or {}).get("total", 0)
+        if entry.get("sizes", {}).get(split) and 0 < total < max(MIN_USEFUL, 2 * k):
+            out.append(
+                f"{path}: {split} has {total} lines for {k} classes, below a useful size "
+                f"({max(MIN_USEFUL, 2 * k)}): accuracies on it are mostly noise"
+            )
+    return out
+
+
+def _leftover_line(p: Path) -> str:
+    if owner_alive(p):
+        return f"{p}: still being written by a running process"
+    return (
+        f"{p}: leftover of a killed run ({p.stat().st_size} bytes); the next extract into this "
+        "folder removes it"
+    )
 
 
 def _check_strata(

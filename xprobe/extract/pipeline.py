@@ -38,9 +38,11 @@ from typing import Any
 from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.extract.check import check_probing_dir
+from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract.select import TaskResult, TaskRun, resolve
+from xprobe.extract.windows import resolve_windows
 from xprobe.extract.write import PROVENANCE_COLUMNS, task_manifest, write_outputs
 from xprobe.files import sha256_file
 from xprobe.languages import LanguageProfile, load_profile
@@ -180,6 +182,7 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
     params = _task_params(specs, profile, config)
     out = Path(config.out)
     names = ["<stdin>" if p == "-" else p for p in config.inputs]
+    clean_leftovers(out)
     with (
         spool_stdin(config.inputs, out) as paths,
         SentenceCache(config.min_tokens, config.max_tokens, out) as cache,
@@ -252,6 +255,7 @@ def _prepare_runs(
 ) -> list[TaskRun]:
     runs = []
     for i, spec in enumerate(specs):
+        params[spec.file] = resolve_windows(spec.name, params[spec.file], stats.tokens)
         ctx = Context(profile, params[spec.file], stats)
         ctx = dataclasses.replace(ctx, data=spec.prepare(ctx))
         runs.append(
@@ -322,8 +326,23 @@ def _raise_unfilled(results: list[TaskResult], config: ExtractConfig) -> None:
     raise XProbeError(
         "cannot fill "
         + " | ".join(lines)
-        + ". Use --allow-partial to write what was found (still balanced), smaller --sizes, "
-        "or a larger corpus"
+        + ". Use --allow-partial to write what was found (still balanced, every split shrunk "
+        "in proportion to the sizes asked), smaller --sizes, or a larger corpus"
+        + _exclusive_hint(short, config)
+    )
+
+
+def _exclusive_hint(short: list[TaskResult], config: ExtractConfig) -> str:
+    """With exclusivity on: what ``--no-exclusive`` would give back, and what it costs."""
+    if not config.exclusive:
+        return ""
+    lost = ", ".join(f"{r.run.spec.name} {r.run.lost}" for r in short if r.run.lost)
+    given = f" (candidates other tasks took first: {lost})" if lost else ""
+    return (
+        "; or --no-exclusive, which lets one source sentence feed several tasks"
+        + given
+        + ": more sentences per task, at the cost of tasks no longer being on disjoint "
+        "sentences (X-Probe's rule), so results of two tasks share their data"
     )
 
 
@@ -353,6 +372,7 @@ def _manifest(
         "reader": {"on_error": config.on_error, **read.as_dict()},
         "corpus": {
             "sentences": stats.sentences,
+            "tokens": stats.tokens,
             "forms": len(stats.forms),
             "bigrams": len(stats.bigrams),
             **counts,

@@ -8,7 +8,8 @@ label order. Strata refine this:
 * data-driven strata (TreeDepth's length bins): within every stratum each label gets the same
   count; strata take shares in proportion to what the scarcest label offers there, so the
   length distribution is the same for every class (the remainder labels take one extra sentence
-  where there is most room).
+  each, together in the stratum nearest the middle of the length distribution, so that they add
+  no length-label correlation).
 
 A flexible candidate (a perturbation task: original and perturbed variant) can serve any label;
 labels are dealt to the chosen sentences by a seeded shuffle.
@@ -89,18 +90,53 @@ def _plan_data_strata(
         return None
     per = _proportional(base, caps, strata)
     quota = {(label, s): per[s] for label in labels for s in strata}
-    for label in labels[:r]:
-
-        def room(s: str, label: str = label) -> int:
-            if flexible:
-                return avail.get((FLEX, s), 0) - sum(quota[(x, s)] for x in labels)
-            return avail.get((label, s), 0) - quota[(label, s)]
-
-        best = max(strata, key=lambda s: (room(s), -strata.index(s)))
-        if room(best) <= 0:
-            return None
-        quota[(label, best)] += 1
+    if r and not _place_remainder(quota, labels[:r], labels, avail, flexible, strata, per):
+        return None
     return quota
+
+
+def _place_remainder(
+    quota: dict[Cell, int],
+    extra: Sequence[str],
+    labels: Sequence[str],
+    avail: Mapping[Cell, int],
+    flexible: bool,
+    strata: list[str],
+    per: Mapping[str, int],
+) -> bool:
+    """Give each label of ``extra`` one more sentence, all in the same stratum if one has room,
+    the one nearest the centre of the length distribution (a remainder sentence at the mean
+    length adds no length-label covariance; spread by room, short labels would go where their
+    sentences are short and deep ones where they are long). Otherwise label by label, nearest
+    the centre first. Returns False when some label finds no room."""
+
+    def room(s: str, label: str) -> int:
+        if flexible:
+            return avail.get((FLEX, s), 0) - sum(quota[(x, s)] for x in labels)
+        return avail.get((label, s), 0) - quota[(label, s)]
+
+    for s in _by_centre(strata, per):
+        if (flexible and room(s, extra[0]) >= len(extra)) or (
+            not flexible and all(room(s, label) > 0 for label in extra)
+        ):
+            for label in extra:
+                quota[(label, s)] += 1
+            return True
+    for label in extra:
+        best = next((s for s in _by_centre(strata, per) if room(s, label) > 0), None)
+        if best is None:
+            return False
+        quota[(label, best)] += 1
+    return True
+
+
+def _by_centre(strata: list[str], per: Mapping[str, int]) -> list[str]:
+    """Strata by distance of their position (the number they name, else their rank) from the
+    count-weighted mean position; ties to the earlier stratum."""
+    pos = {s: float(s) if s.lstrip("-").isdigit() else float(i) for i, s in enumerate(strata)}
+    total = sum(per.values())
+    centre = sum(pos[s] * per[s] for s in strata) / total if total else 0.0
+    return sorted(strata, key=lambda s: (abs(pos[s] - centre), strata.index(s)))
 
 
 def _fits(

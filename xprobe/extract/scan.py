@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import marshal
+import os
 import re
 import shutil
 import sys
@@ -114,14 +115,15 @@ def _split_slowly(part: str, line: int) -> Iterator[tuple[int, list[str]]]:
 
 @contextlib.contextmanager
 def spool_stdin(paths: Sequence[str], where: Path) -> Iterator[list[str]]:
-    """Replace ``-`` in ``paths`` by a temporary copy of stdin (two passes need to re-read it)."""
+    """Replace ``-`` in ``paths`` by a temporary copy of stdin (two passes need to re-read it),
+    ``.stdin.<pid>.<random>.conllu`` in ``where`` (see :mod:`xprobe.extract.leftovers`)."""
     if "-" not in paths:
         yield list(paths)
         return
     if list(paths).count("-") > 1:
         raise XProbeError("stdin ('-') can be given only once")
     where.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".stdin.", suffix=".conllu", dir=where)
+    fd, tmp = tempfile.mkstemp(prefix=f".stdin.{os.getpid()}.", suffix=".conllu", dir=where)
     try:
         with open(fd, "wb") as out:
             shutil.copyfileobj(sys.stdin.buffer, out)
@@ -359,4 +361,6 @@ def count_corpus(
             counter = upos[form] = Counter()
         counter[tag] = c
         forms[form] += c
-    return CorpusStats(forms=forms, bigrams=grams, upos=upos, sentences=read.sentences), read
+    stats = CorpusStats(forms=forms, bigrams=grams, upos=upos, sentences=read.sentences)
+    stats.tokens = sum(forms.values())
+    return stats, read

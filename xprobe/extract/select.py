@@ -11,22 +11,27 @@ unless exclusivity is off).
 from __future__ import annotations
 
 import heapq
+import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.extract.plan import FLEX, label_quota, largest_fit, plan, select
 from xprobe.extract.pools import MASK, SPLITS, LazyRandom, Pool, SplitPicker
+from xprobe.extract.shrink import largest_proportional, rebalance_keys
 from xprobe.files import derive_seed, rng
 from xprobe.tasks.base import Candidate, Context, TaskSpec
 from xprobe.ud import Sentence
 
 __all__ = ["Picked", "TaskResult", "TaskRun", "resolve"]
 
+log = logging.getLogger(__name__)
+
 SHARED = -1  # the split slot of a pool whose candidates may go to any split
-# The order splits are filled from shared pools: the small ones first, so that a corpus-limited
-# task still gets full validation and test sets and a smaller training set.
+# The order splits are filled from shared pools: the small ones first (a task that cannot be
+# filled is shrunk in proportion, all splits at once: xprobe.extract.shrink).
 FILL_ORDER = (1, 2, 0)
 
 # (label, text, key, (file index, line, sent_id), stratum, priority, source text hash)
@@ -54,6 +59,7 @@ class TaskRun:
     starved: bool = False
     provenance: bool = True  # keep sent_ids for the provenance file
     shrink: bool = True  # size data-driven strata pools by the strata seen (see capacity)
+    lost: int = 0  # pooled candidates that other tasks took first (exclusivity)
 
     def __post_init__(self) -> None:
         purpose = (self.lang, self.spec.file)
@@ -200,6 +206,7 @@ class TaskResult:
     rank: int
     picked: list[list[Picked]]
     shortfalls: list[str]
+    shrunk: tuple[int, int, int] | None = None  # the proportional sizes a short task got
 
     @property
     def partial(self) -> bool:
@@ -243,11 +250,13 @@ def _available(
     own: set[str] = set()
     cells = {}
     starving: set[tuple[int, str]] = set()
+    run.lost = 0
     for cell, pool in sorted(run.pools.items()):
         keep = []
         for p, h, e in pool.sorted():
             texts = [v[1] for v in e[0]]
             if h in taken_h or any(t in taken_text for t in texts):
+                run.lost += 1
                 if pool.evicted:
                     starving.add(cell[:2])
                 continue
@@ -261,11 +270,47 @@ def _available(
 
 def _finalize(run: TaskRun, rank: int, taken_h: set[int], taken_text: set[str]) -> TaskResult:
     pools, starving = _available(run, taken_h, taken_text)
+    run.starved = False
+    picked, short = _fill(run, pools, run.sizes)
+    if not short:
+        return TaskResult(run, rank, picked, [])
+    shortfalls = [_shortfall(run, SPLITS[si], run.sizes[si], avail, bool(run.flexible))
+                  for si, avail in sorted(short.items())]  # fmt: skip
+    for si, avail in short.items():
+        n = run.sizes[si]
+        run.starved = run.starved or _starved(run, si, n, avail, starving, bool(run.flexible))
+        if (
+            run.shrink
+            and not run.spec.strata
+            and any(p.evicted for (s, _, st), p in run.pools.items() if st and s in (si, SHARED))
+        ):
+            run.starved = True  # data-driven strata: full-size pools may fill it
+    if any(s != SHARED for s, _, _ in pools):
+        pools = rebalance_keys(pools, run.sizes, SHARED)
+    most = sum(map(len, pools.values()))  # no more lines than candidates
+    sizes = largest_proportional(
+        run.sizes, lambda got: not _fill(run, pools, got, dry=True)[1], most
+    )
+    picked, _ = _fill(run, pools, sizes)
+    if sizes == tuple(run.sizes):  # the keys dealt again fill it all
+        log.info("%s: lexical keys dealt to splits by size to fill them", run.spec.name)
+        return TaskResult(run, rank, picked, [])
+    return TaskResult(run, rank, picked, shortfalls, sizes)
+
+
+def _fill(
+    run: TaskRun,
+    pools: dict[tuple[int, str, str], list[tuple[int, int, tuple]]],
+    sizes: Sequence[int],
+    dry: bool = False,
+) -> tuple[list[list[Picked]], dict[int, dict[tuple[str, str], int]]]:
+    """Fill the splits (smallest first) to ``sizes`` from ``pools``; returns the lines picked
+    and, per split that could not be filled, what it had (it then gets the most that fits).
+    ``dry``: stop at the first split that does not fit (the lines are then incomplete)."""
     picked: list[list[Picked]] = [[], [], []]
-    shortfalls: dict[int, str] = {}
+    short: dict[int, dict[tuple[str, str], int]] = {}
     flexible = bool(run.flexible)
     used: set[int] = set()
-    run.starved = False
     for si in FILL_ORDER:
         split = SPLITS[si]
         cells: dict[tuple[str, str], list[tuple[int, int, tuple]]] = {}
@@ -278,25 +323,19 @@ def _finalize(run: TaskRun, rank: int, taken_h: set[int], taken_text: set[str]) 
         for entries in cells.values():
             entries.sort(key=lambda x: (x[0], x[1]))
         avail = {c: len(v) for c, v in cells.items()}
-        n = run.sizes[si]
+        n = sizes[si]
         quota = plan(n, run.labels, avail, flexible, run.spec.strata)
         if quota is None:
-            shortfalls[si] = _shortfall(run, split, n, avail, flexible)
-            run.starved = run.starved or _starved(run, si, n, avail, starving, flexible)
-            if (
-                run.shrink
-                and not run.spec.strata
-                and any(
-                    p.evicted for (s, _, st), p in run.pools.items() if st and s in (si, SHARED)
-                )
-            ):
-                run.starved = True  # data-driven strata: full-size pools may fill it
+            short[si] = avail
+            if dry:
+                break
             _, quota = largest_fit(n, run.labels, avail, flexible, run.spec.strata)
         r = rng(run.seed, run.lang, run.spec.file, split, "labels")
         chosen = select(quota, cells, flexible, run.labels, r)
         used.update(h for _, _, h, _ in chosen)
-        picked[si] = [_line(run, label, p, h, e) for label, p, h, e in chosen]
-    return TaskResult(run, rank, picked, [shortfalls[i] for i in sorted(shortfalls)])
+        if not dry:
+            picked[si] = [_line(run, label, p, h, e) for label, p, h, e in chosen]
+    return picked, short
 
 
 def _starved(

@@ -119,6 +119,14 @@ def task_manifest(res: TaskResult, seen: int, params: dict[str, Any]) -> dict[st
     }
     if run.spec.strata or any(p[4] for picked in res.picked for p in picked):
         entry["strata"] = strata
+    if res.shrunk is not None:
+        total = sum(run.sizes)
+        entry["shrunk"] = {
+            "factor": round(sum(res.shrunk) / total, 6) if total else 0.0,
+            "sizes": dict(zip(SPLITS, res.shrunk, strict=True)),
+            "why": "the corpus could not fill the sizes asked: every split was shrunk in "
+            "proportion to them",
+        }
     if any(keys.values()):
         entry["keys"] = keys
     if any(c is not None for c in corr.values()):

@@ -57,6 +57,7 @@ class CorpusStats:
     bigrams: Counter[tuple[str, str]] = field(default_factory=Counter)
     upos: dict[str, Counter[str]] = field(default_factory=dict)  # form -> UPOS counts
     sentences: int = 0
+    tokens: int = 0  # surface tokens of the whole corpus (relative frequency windows)
 
 
 @dataclass(frozen=True)

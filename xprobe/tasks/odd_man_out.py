@@ -56,6 +56,10 @@ from xprobe.ud import Sentence
 class Params:
     min_freq: int = 40  # corpus count of target and replacement, inclusive
     max_freq: int = 400
+    # the window per million corpus tokens instead (> 0: replaces min_freq / max_freq; for
+    # corpora far from Wikipedia size, see docs/tasks.md)
+    min_per_million: float = 0.0
+    max_per_million: float = 0.0
     log_tolerance: float = 1.0  # max |ln f(new bigram) - ln f(old bigram)|, each side
     # followers examined per target at most (a random sample when more are in range); 0: all
     max_scan: int = 200

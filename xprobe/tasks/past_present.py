@@ -47,6 +47,10 @@ class Params:
     min_freq: int = 100  # corpus count of the labelling verb's form, inclusive
     max_freq: int = 5000
     rule: str = "finite"  # "finite" (SentEval's, the default) or "root" (X-Probe's literal rule)
+    # the window per million corpus tokens instead (> 0: replaces min_freq / max_freq; for
+    # corpora far from Wikipedia size, see docs/tasks.md)
+    min_per_million: float = 0.0
+    max_per_million: float = 0.0
 
 
 def prepare(ctx: Context) -> None:

@@ -23,6 +23,10 @@ from xprobe.ud import Sentence
 class Params:
     min_freq: int = 100  # corpus count of the subject form, inclusive
     max_freq: int = 5000
+    # the window per million corpus tokens instead (> 0: replaces min_freq / max_freq; for
+    # corpora far from Wikipedia size, see docs/tasks.md)
+    min_per_million: float = 0.0
+    max_per_million: float = 0.0
 
 
 def prepare(ctx: Context) -> None:

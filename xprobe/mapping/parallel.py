@@ -31,7 +31,9 @@ __all__ = [
     "ParallelFilter",
     "ParallelSource",
     "ParallelStats",
+    "check_aligned",
     "corpus_hash",
+    "count_lines",
     "load_parallel",
     "moses_tokenizer",
     "read_pairs",
@@ -174,12 +176,48 @@ def read_pairs(source: ParallelSource) -> Iterator[tuple[int, str, str]]:
             raise XProbeError(f"{p}: parallel corpus file not found")
     with open_text(source.src) as fs, open_text(source.tgt) as ft:
         lineno = 0
-        for lineno, (s, t) in enumerate(zip(fs, ft), 1):  # noqa: B905 - checked below
+        while True:
+            s, t = fs.readline(), ft.readline()
+            if not s or not t:
+                break
+            lineno += 1
             yield lineno, s.rstrip("\n"), t.rstrip("\n")
-        if fs.readline() or ft.readline():
-            raise InputError(
-                source.src, lineno + 1, f"{source.src} and {source.tgt} have different lengths"
-            )
+        if s or t:  # one file ended first: count the rest of the other for the message
+            rest = 1 + sum(1 for _ in (fs if s else ft))
+            n_src, n_tgt = (lineno + rest, lineno) if s else (lineno, lineno + rest)
+            raise _misaligned(source, n_src, n_tgt)
+
+
+def _misaligned(source: ParallelSource, n_src: int, n_tgt: int) -> InputError:
+    return InputError(
+        str(source.src),
+        None,
+        f"{n_src} lines, but {source.tgt} has {n_tgt} lines: the two files of a parallel "
+        "corpus have different lengths, and must be aligned line by line (was a line deleted "
+        "or added in one of them?)",
+    )
+
+
+def count_lines(path: str | os.PathLike[str]) -> int:
+    """Lines of a text file (``.gz`` read transparently), counted as :func:`read_pairs` reads
+    them: a last line without a newline counts, ``\r\n`` is one line break."""
+    with open_text(path) as f:
+        return sum(1 for _ in f)
+
+
+def check_aligned(source: ParallelSource) -> None:
+    """Raise :class:`InputError` naming both line counts when two aligned files differ in length.
+
+    :func:`read_pairs` finds this when it reads to the end; a reader that stops early
+    (``max_pairs``) calls this instead, so a corpus misaligned from line 1,000 on is never
+    trained on.
+    """
+    if source.tsv:
+        return
+    assert source.src is not None and source.tgt is not None
+    n_src, n_tgt = count_lines(source.src), count_lines(source.tgt)
+    if n_src != n_tgt:
+        raise _misaligned(source, n_src, n_tgt)
 
 
 def _keep(src: Tokens, tgt: Tokens, flt: ParallelFilter, stats: ParallelStats) -> bool:
@@ -219,6 +257,7 @@ def iter_tokenized(
         stats.kept += 1
         yield src, tgt
         if flt.max_pairs is not None and stats.kept >= flt.max_pairs:
+            check_aligned(source)  # the rest is not read: compare the files' lengths
             return
 
 

@@ -1,0 +1,71 @@
+"""A parallel corpus whose two files differ in length is an error naming both line counts."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from xprobe.errors import InputError
+from xprobe.mapping.parallel import (
+    ParallelFilter,
+    ParallelSource,
+    count_lines,
+    iter_tokenized,
+    load_parallel,
+)
+
+
+def _write(tmp_path, n_src: int, n_tgt: int, gz: bool = False):
+    src = tmp_path / ("par.en.gz" if gz else "par.en")
+    tgt = tmp_path / "par.de"
+    en = "".join(f"sentence number {i} .\n" for i in range(n_src))
+    if gz:
+        with gzip.open(src, "wt", encoding="utf-8") as f:
+            f.write(en)
+    else:
+        src.write_text(en, encoding="utf-8")
+    tgt.write_text("".join(f"Satz Nummer {i} .\n" for i in range(n_tgt)), encoding="utf-8")
+    return ParallelSource("en", "de", str(src), str(tgt))
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_target_one_line_short_is_an_error_naming_both_counts(tmp_path, gz):
+    # `sed '1000d' par.de`: the German side lost a line, the English side is one longer
+    source = _write(tmp_path, 30, 29, gz)
+    with pytest.raises(InputError, match=r"par\.en.* 30 lines.*par\.de.* 29 lines"):
+        list(iter_tokenized(source, ParallelFilter()))
+
+
+def test_source_one_line_short_is_an_error_naming_both_counts(tmp_path):
+    source = _write(tmp_path, 29, 30)
+    with pytest.raises(InputError, match=r"29 lines.*30 lines"):
+        list(iter_tokenized(source, ParallelFilter()))
+
+
+def test_misalignment_is_found_even_when_max_pairs_stops_early(tmp_path):
+    source = _write(tmp_path, 30, 29)
+    with pytest.raises(InputError, match=r"30 lines.*29 lines"):
+        load_parallel(source, ParallelFilter(max_pairs=10), heldout=2)
+
+
+def test_aligned_files_are_read_whole(tmp_path):
+    source = _write(tmp_path, 30, 30)
+    corpus = load_parallel(source, ParallelFilter(max_pairs=10), heldout=2)
+    assert len(corpus.train) + len(corpus.heldout) == 10
+    assert corpus.stats.read == 10
+    corpus = load_parallel(source, ParallelFilter(), heldout=2)
+    assert corpus.stats.read == 30
+
+
+def test_count_lines_counts_a_last_line_without_newline(tmp_path):
+    p = tmp_path / "x.txt"
+    p.write_bytes(b"a\nb\nc")
+    assert count_lines(p) == 3
+    p.write_bytes(b"a\nb\nc\n")
+    assert count_lines(p) == 3
+    p.write_bytes(b"")
+    assert count_lines(p) == 0
+    with gzip.open(tmp_path / "y.gz", "wb") as f:
+        f.write(b"a\n" * 5000)
+    assert count_lines(tmp_path / "y.gz") == 5000

@@ -69,3 +69,45 @@ def test_count_lines_counts_a_last_line_without_newline(tmp_path):
     with gzip.open(tmp_path / "y.gz", "wb") as f:
         f.write(b"a\n" * 5000)
     assert count_lines(tmp_path / "y.gz") == 5000
+
+
+def test_map_command_refuses_a_misaligned_corpus_in_one_line(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    from xprobe.cli import main
+    from xprobe.encoders.checkpoint import save_encoder
+    from xprobe.encoders.neural import random_encoder
+    from xprobe.encoders.vectors import WordVectors, load_vectors
+    from xprobe.mapping.words import write_vectors
+    from xprobe.nli.train import build_classifier, save_classifier
+
+    rng = np.random.default_rng(0)
+    for lang, prefix in (("en", "e"), ("xx", "t")):
+        words = [f"{prefix}{i}" for i in range(20)]
+        write_vectors(tmp_path / f"{lang}.vec", WordVectors(words, rng.normal(size=(20, 8))))
+    torch.manual_seed(0)
+    enc = random_encoder("bilstm-max", load_vectors(tmp_path / "en.vec"), hidden=4, layers=1)
+    (tmp_path / "teacher").mkdir()
+    save_encoder(tmp_path / "teacher", enc, files=save_classifier(tmp_path / "teacher",
+                 build_classifier(enc.dim, 4)))  # fmt: skip
+    n = 120
+    ids = [rng.integers(0, 20, size=4) for _ in range(n)]
+    (tmp_path / "par.en").write_text("".join(" ".join(f"e{i}" for i in s) + "\n" for s in ids))
+    de = [" ".join(f"t{i}" for i in s) + "\n" for s in ids]
+    del de[99]  # sed '100d' par.de: every pair from line 100 on is shifted by one
+    (tmp_path / "par.de").write_text("".join(de))
+    labels = ("entailment", "neutral", "contradiction")
+    (tmp_path / "xnli.tsv").write_text(
+        "".join(f"{de[i].strip()}\t{de[i + 1].strip()}\t{labels[i % 3]}\n" for i in range(30))
+    )
+    code = main(["-q", "map", "--teacher", str(tmp_path / "teacher"),
+                 "--vectors", str(tmp_path / "xx.vec"), "--parallel", str(tmp_path / "par.en"),
+                 str(tmp_path / "par.de"), "--xnli-dev", str(tmp_path / "xnli.tsv"),
+                 "--target-lang", "de", "--out", str(tmp_path / "out"), "--heldout", "10",
+                 "--epochs", "1", "--keep-vocab", "0", "--device", "cpu"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "120 lines" in err and "119 lines" in err and "par.de" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "mapping_report.json").exists()

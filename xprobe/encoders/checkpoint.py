@@ -158,8 +158,10 @@ def load_encoder(path: str | os.PathLike[str], device: str = "cpu") -> NeuralEnc
         state = torch.load(weights, map_location="cpu", weights_only=True)
         module.load_state_dict(state)
     except Exception as e:  # pickle errors, zip errors, missing/unexpected keys, shapes
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise XProbeError(f"{weights}: cannot load encoder weights ({first})") from None
+        from xprobe.encoders.torchload import load_error_line
+
+        why = load_error_line(e, weights)
+        raise XProbeError(f"{weights}: cannot load encoder weights ({why})") from None
     encoder = NeuralEncoder(module, vectors, enc_cfg, device=device)
     if cfg.get("id") and encoder.id != cfg["id"]:
         raise XProbeError(f"{directory}: rebuilt encoder id differs from {CONFIG}")

@@ -26,6 +26,7 @@ Example::
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from xprobe.errors import XProbeError
@@ -52,7 +53,15 @@ LAMBDA_LIMIT_REASON = (
 
 def check_lambda(lam: float) -> float:
     """Return ``lam`` when 0 <= lam < 0.5; otherwise raise :class:`XProbeError` explaining why."""
-    if not 0.0 <= lam < 0.5:
+    if math.isnan(lam):
+        raise XProbeError(f"lambda = {lam} is not a number; use 0 <= lambda < 0.5 (paper: 0.25)")
+    if lam < 0:
+        raise XProbeError(
+            f"lambda = {lam} is negative: the contrastive terms would then pull each student "
+            "vector towards the translations of other sentences instead of away from them; "
+            "use 0 <= lambda < 0.5 (the paper uses 0.25; 0 switches the contrastive terms off)"
+        )
+    if lam >= 0.5:
         raise XProbeError(f"lambda = {lam} is not allowed: {LAMBDA_LIMIT_REASON}")
     return float(lam)
 

@@ -56,11 +56,13 @@ def restore_state(
     """
     import torch
 
+    from xprobe.encoders.torchload import load_error_line
+
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
         saved = state["identity"]
     except Exception as e:
-        raise XProbeError(f"{path}: unreadable {what} ({e})") from None
+        raise XProbeError(f"{path}: unreadable {what} ({load_error_line(e, path)})") from None
     if saved != identity:
         changed = sorted(k for k, v in identity.items() if saved.get(k) != v)
         raise XProbeError(f"{path}: cannot resume, the run's settings differ: {changed}")
@@ -71,4 +73,4 @@ def restore_state(
         torch.set_rng_state(state["rng"])
         return dict(state["progress"])
     except Exception as e:
-        raise XProbeError(f"{path}: unreadable {what} ({e})") from None
+        raise XProbeError(f"{path}: unreadable {what} ({load_error_line(e)})") from None

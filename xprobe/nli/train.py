@@ -109,7 +109,10 @@ def load_classifier(path: str | os.PathLike[str], device: str = "cpu") -> torch.
     try:
         clf.load_state_dict(torch.load(weights, map_location="cpu", weights_only=True))
     except Exception as e:
-        raise XProbeError(f"{weights}: cannot load the NLI classifier ({e})") from None
+        from xprobe.encoders.torchload import load_error_line
+
+        why = load_error_line(e, weights)
+        raise XProbeError(f"{weights}: cannot load the NLI classifier ({why})") from None
     return clf.to(device).eval()
 
 

@@ -83,6 +83,38 @@ def open_text(path: str | os.PathLike[str]) -> IO[str]:
     return open(p, encoding="utf-8")
 
 
+def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a UTF-8 text file (``.gz`` too), numbered from 1.
+
+    A byte that is not UTF-8 is an :class:`~xprobe.errors.InputError` naming the file, the line
+    and the byte, never a bare ``UnicodeDecodeError``.
+    """
+    try:
+        with open_text(path) as f:
+            yield from enumerate(f, 1)
+    except UnicodeDecodeError:
+        raise _not_utf8(Path(path)) from None
+
+
+def _not_utf8(p: Path) -> Exception:
+    """Locate the first undecodable byte of ``p`` (read again, in binary, line by line)."""
+    from xprobe.errors import InputError
+
+    opener = gzip.open if p.suffix == ".gz" else open
+    with opener(p, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                return InputError(
+                    str(p),
+                    lineno,
+                    f"not UTF-8: byte 0x{raw[e.start]:02x} at byte {e.start + 1} of the line; "
+                    "the file must be UTF-8 text (convert it, e.g. iconv -f latin1 -t utf-8)",
+                )
+    return InputError(str(p), None, "not UTF-8")
+
+
 def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
     """Hex SHA-256 of a file's bytes."""
     h = hashlib.sha256()

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from xprobe.errors import InputError, XProbeError
-from xprobe.files import np_rng, open_text
+from xprobe.files import np_rng, read_lines
 
 __all__ = [
     "SPLITS",
@@ -126,18 +126,17 @@ def read_senteval(path: str | os.PathLike[str], language: str = "") -> ProbingSe
     rows: dict[str, list[int]] = {s: [] for s in SPLITS}
     digest = hashlib.sha256()
     row = 0
-    with open_text(p) as f:
-        for lineno, line in enumerate(f, 1):
-            digest.update(line.encode("utf-8", "surrogateescape"))
-            if not line.strip():
-                continue
-            parts = _split_line(line, p, lineno, 3)
-            split, label, sentence = parts[0], parts[1], parts[-1]
-            if split not in tokens:
-                raise InputError(str(p), lineno, f"split must be tr, va or te, not {split!r}")
-            _add(tokens[split], labels[split], sentence, label, p, lineno)
-            rows[split].append(row)
-            row += 1
+    for lineno, line in read_lines(p):
+        digest.update(line.encode("utf-8", "surrogateescape"))
+        if not line.strip():
+            continue
+        parts = _split_line(line, p, lineno, 3)
+        split, label, sentence = parts[0], parts[1], parts[-1]
+        if split not in tokens:
+            raise InputError(str(p), lineno, f"split must be tr, va or te, not {split!r}")
+        _add(tokens[split], labels[split], sentence, label, p, lineno)
+        rows[split].append(row)
+        row += 1
     stem = p.name.split(".")[0]
     return _finish(stem, language, tokens, labels, digest.hexdigest(), str(p), rows)
 
@@ -168,15 +167,14 @@ def read_xprobe_task(task_dir: str | os.PathLike[str], language: str = "") -> Pr
             continue
         tokens[split], labels[split], rows[split] = [], [], []
         digest.update(f"{split}\n".encode())
-        with open_text(p) as f:
-            for lineno, line in enumerate(f, 1):
-                digest.update(line.encode("utf-8", "surrogateescape"))
-                if not line.strip():
-                    continue
-                parts = _split_line(line, p, lineno, 2)
-                _add(tokens[split], labels[split], parts[0], parts[-1], p, lineno)
-                rows[split].append(row)
-                row += 1
+        for lineno, line in read_lines(p):
+            digest.update(line.encode("utf-8", "surrogateescape"))
+            if not line.strip():
+                continue
+            parts = _split_line(line, p, lineno, 2)
+            _add(tokens[split], labels[split], parts[0], parts[-1], p, lineno)
+            rows[split].append(row)
+            row += 1
     if not tokens:
         raise XProbeError(f"{d}: no tr.txt, va.txt or te.txt")
     return _finish(d.name, language, tokens, labels, digest.hexdigest(), str(d), rows)
@@ -224,8 +222,8 @@ def dir_language(data_dir: str | os.PathLike[str]) -> str:
     if manifest.is_file():
         try:
             lang = json.loads(manifest.read_text(encoding="utf-8")).get("language")
-        except (json.JSONDecodeError, AttributeError):
-            raise InputError(str(manifest), None, "not a JSON object") from None
+        except (ValueError, AttributeError):  # JSONDecodeError and UnicodeDecodeError too
+            raise InputError(str(manifest), None, "not a UTF-8 JSON object") from None
         if lang:
             return str(lang)
         raise InputError(str(manifest), None, "no 'language'; pass the language with --lang")

@@ -59,7 +59,8 @@ class ProbingSet:
     ``sha256`` identifies the content (the bytes of the file(s) read); ``protocol`` says how the
     splits were formed (``"tr/va/te"`` as written, or how :func:`ensure_train` derived them);
     ``rows[split]`` gives each sentence's row in the task file(s) (0-based, non-empty lines, in
-    file order; the X-Probe layout counts tr, then va, then te), for precomputed embeddings.
+    file order; the X-Probe layout counts tr, then va, then te), for precomputed embeddings;
+    ``n_rows`` is how many rows the file(s) hold (kept when splits are re-formed or filtered).
     """
 
     task: str
@@ -72,6 +73,7 @@ class ProbingSet:
     source: str
     protocol: str = "tr/va/te"
     rows: dict[str, np.ndarray] = field(default_factory=dict)
+    n_rows: int = 0
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def y(self, split: str) -> np.ndarray:
@@ -195,9 +197,11 @@ def _finish(
     if not tokens:
         raise XProbeError(f"{source}: no sentences")
     label_set = _label_order({x for labs in labels.values() for x in labs})
+    n_rows = sum(len(r) for r in row_arrays.values())
     return ProbingSet(
-        task_name(stem), stem, language, tokens, labels, label_set, sha, source, rows=row_arrays
-    )
+        task_name(stem), stem, language, tokens, labels, label_set, sha, source, rows=row_arrays,
+        n_rows=n_rows,
+    )  # fmt: skip
 
 
 def detect_layout(data_dir: str | os.PathLike[str]) -> str:

@@ -31,6 +31,7 @@ from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.probe.baselines import BASELINES, run_baseline
 from xprobe.probe.cache import EmbeddingCache, sentences_hash
+from xprobe.probe.checks import check_finite, check_npy, check_sets
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
 from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
@@ -122,8 +123,7 @@ def run_probe(
         cap_eval(ensure_train(ps), opts.max_dev, opts.max_test)
         for ps in load_probing_dir(data_dir, opts.layout, opts.tasks, opts.language)
     ]
-    for ps in sets:
-        _warn_overlap(ps)
+    check_sets(data_dir, sets)
     dataset = opts.dataset or Path(data_dir).resolve().parent.name
     if isinstance(encoder, str):
         name = opts.name or default_name(encoder)
@@ -237,6 +237,7 @@ class _Context:
             desc = f"encode {ps.language}/{ps.task}/{split}"
             layers = self.layers(ps)
             if isinstance(enc, NpyEmbeddings):
+                check_npy(enc, ps)
                 self._emb[key] = {None: enc.for_rows(ps.file, ps.rows[split])}
             elif layers != (None,):
                 toks = ps.tokens[split]
@@ -247,6 +248,9 @@ class _Context:
                         enc, ps.tokens[split], self.opts.batch_size, desc
                     )
                 }
+            for layer, x in self._emb[key].items():
+                at = "" if layer is None else f" layer {layer}"
+                check_finite(x, f"{self.name}{at} ({self.encoder_id()})", ps, split)
         return self._emb[key]
 
     def run_unit(self, u: _Unit) -> list[dict[str, Any]]:
@@ -353,14 +357,3 @@ def _subsample(ps: ProbingSet, n: int | None, seed: int) -> tuple[ProbingSet, np
     labels = dict(ps.labels_of, tr=[ps.labels_of["tr"][i] for i in idx])
     rows = dict(ps.rows, tr=ps.rows["tr"][idx])
     return replace(ps, tokens=tokens, labels_of=labels, rows=rows, _index={}), idx
-
-
-def _warn_overlap(ps: ProbingSet) -> None:
-    """Warn when test sentences also occur in the training split (a leaky data set)."""
-    train = set(ps.tokens["tr"])
-    shared = sum(1 for s in ps.tokens["te"] if s in train)
-    if shared > 0.01 * max(ps.size("te"), 1):
-        log.warning(
-            "%s: %d of %d test sentences also occur in the training split; accuracies "
-            "will be inflated", ps.source, shared, ps.size("te"),
-        )  # fmt: skip

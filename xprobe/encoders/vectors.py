@@ -25,6 +25,7 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,9 +34,11 @@ from pathlib import Path
 import numpy as np
 
 from xprobe.errors import InputError, XProbeError
-from xprobe.files import open_text
+from xprobe.files import read_lines
 
 __all__ = ["WordVectors", "file_fingerprint", "load_vectors", "table_fingerprint"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -142,43 +145,74 @@ def _load_vec(
     words: list[str] = []
     seen: set[str] = set()
     buf: np.ndarray | None = None
-    dim = None
-    n_data = 0
-    with open_text(p) as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            if lineno == 1 and _is_header(line):
-                dim = int(line.split()[1])
-                continue
-            n_data += 1
-            if max_words is not None and n_data > max_words:
-                break
-            if dim is None:
-                dim = len(line.rstrip("\n").rstrip(" ").split(" ")) - 1
-            head = line.split(" ", 1)[0]
-            word = head.lower() if lowercase else head
-            if word in seen or (wanted is not None and word not in wanted):
-                continue  # unwanted lines are never parsed: fast on a 2M-word file
-            parts = line.rstrip("\n").rstrip(" ").split(" ")
-            if len(parts) < 2:
-                raise InputError(str(p), lineno, "expected a word followed by its vector")
-            if len(parts) - 1 != dim:
-                raise InputError(str(p), lineno, f"expected {dim} values, found {len(parts) - 1}")
-            if buf is None or len(words) == len(buf):
-                buf = _grow(buf, dim)
-            try:
-                buf[len(words)] = np.asarray(parts[1:], dtype=np.float32)
-            except ValueError:
-                raise InputError(str(p), lineno, "vector values must be numbers") from None
-            words.append(word)
-            seen.add(word)
+    dim = announced = None
+    n_data = last_no = 0
+    last = ""
+    for lineno, line in read_lines(p):
+        if not line.strip():
+            continue
+        if lineno == 1 and _is_header(line):
+            announced, dim = (int(x) for x in line.split())
+            continue
+        n_data += 1
+        if max_words is not None and n_data > max_words:
+            break
+        if dim is None:
+            dim = len(line.rstrip("\n").rstrip(" ").split(" ")) - 1
+        if n_data == 1:
+            _values(line, p, lineno, dim)  # the first line always: does the header's dim hold?
+        last, last_no = line, lineno
+        head = line.split(" ", 1)[0]
+        word = head.lower() if lowercase else head
+        if word in seen or (wanted is not None and word not in wanted):
+            continue  # unwanted lines are never parsed: fast on a 2M-word file
+        if buf is None or len(words) == len(buf):
+            buf = _grow(buf, dim)
+        try:
+            buf[len(words)] = np.asarray(_values(line, p, lineno, dim), dtype=np.float32)
+        except ValueError:
+            raise InputError(str(p), lineno, "vector values must be numbers") from None
+        words.append(word)
+        seen.add(word)
     if dim is None:
         raise InputError(str(p), None, "no vectors in file")
+    _check_complete(p, announced, n_data, max_words, last, last_no, dim)
     matrix = buf[: len(words)].copy() if buf is not None else np.zeros((0, dim), np.float32)
     restricted = None if wanted is None and max_words is None else words
     fp = table_fingerprint(file_fingerprint(p), lowercase, restricted)
     return WordVectors(words, matrix, lowercase, str(p), fp)
+
+
+def _values(line: str, p: Path, lineno: int, dim: int) -> list[str]:
+    """The value fields of a ``word v1 ... vdim`` line; an error when there are not ``dim``."""
+    parts = line.rstrip("\n").rstrip(" ").split(" ")
+    if len(parts) < 2:
+        raise InputError(str(p), lineno, "expected a word followed by its vector")
+    if len(parts) - 1 != dim:
+        raise InputError(str(p), lineno, f"expected {dim} values, found {len(parts) - 1}")
+    return parts[1:]
+
+
+def _check_complete(
+    p: Path, announced: int | None, n: int, max_words: int | None, last: str, last_no: int, dim: int
+) -> None:
+    """A truncated file is an error even when no line of it was wanted: the last line must be
+    whole and, with a header, the number of words must be the announced one."""
+    if max_words is not None and n > max_words:
+        return  # stopped early on purpose: the rest was not read
+    if last:
+        _values(last, p, last_no, dim)
+        if not last.endswith("\n"):  # fastText ends every line with one
+            if announced is not None:
+                raise InputError(str(p), last_no, "the last line has no newline: truncated?")
+            log.warning("%s:%d: the last line has no newline: truncated?", p, last_no)
+    if announced is not None and n != announced:
+        raise InputError(
+            str(p),
+            None,
+            f"the header announces {announced} words, the file holds {n} "
+            f"({'truncated' if n < announced else 'a wrong header'}?)",
+        )
 
 
 def _is_header(line: str) -> bool:

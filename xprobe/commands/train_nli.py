@@ -98,10 +98,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--vocab-from",
         nargs="+",
         default=[],
-        metavar="FILE",
-        help="also store vectors for the words of these tokenised text files (e.g. the probing "
-        "sets), so the saved encoder covers them; the checkpoint otherwise keeps only the NLI "
-        "vocabulary and skips other words",
+        metavar="PATH",
+        help="also store vectors for the words of these probing files or folders (SentEval "
+        "split<TAB>label<TAB>sentence, X-Probe sentence<TAB>label, or one sentence per line), "
+        "so the saved encoder covers them; the checkpoint otherwise keeps only the NLI "
+        "vocabulary and skips other words (probe reports the coverage per task)",
     )
 
 

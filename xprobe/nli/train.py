@@ -339,18 +339,12 @@ def _finish(cfg, out: Path, splits, info, progress, device: str) -> dict[str, An
 
 
 def extra_vocabulary(paths: list[str]) -> set[str]:
-    """Whitespace tokens of text files (one sentence per line, ``sentence<TAB>label`` allowed):
-    words to keep vectors for beyond the NLI data, so that the stored encoder covers them."""
-    from xprobe.files import open_text
+    """Words to keep vectors for beyond the NLI data, so that the stored encoder covers them:
+    the sentences of probing files (SentEval or X-Probe layout), folders of them, or plain text
+    (see :mod:`xprobe.encoders.vocab`)."""
+    from xprobe.encoders.vocab import read_vocabulary
 
-    words: set[str] = set()
-    for path in paths:
-        if not Path(path).is_file():
-            raise XProbeError(f"{path}: --vocab-from file not found")
-        with open_text(path) as f:
-            for line in f:
-                words.update(line.split("\t", 1)[0].split())
-    return words
+    return read_vocabulary(paths)
 
 
 def majority_accuracy(labels: np.ndarray) -> float:

@@ -52,12 +52,19 @@ log = logging.getLogger(__name__)
 _SPLIT_NAMES = {"tr": "training", "va": "validation", "te": "test"}
 
 
-def check_sets(data_dir: str | os.PathLike[str], sets: list[ProbingSet]) -> None:
-    """The checks that need no encoder: the folder (:func:`check_folder`), then each set's labels
-    (:func:`check_labels`)."""
+def check_sets(data_dir: str | os.PathLike[str], sets: list[ProbingSet]) -> list[ProbingSet]:
+    """The sets to score: the folder checked (:func:`check_folder`), validation and test
+    sentences seen in training removed (:mod:`xprobe.probe.overlap`; a task left without any is
+    dropped), each set's labels checked (:func:`check_labels`)."""
+    from xprobe.probe.overlap import remove_train_overlap
+
     check_folder(data_dir, sets)
-    for ps in sets:
+    kept = [x for x in (remove_train_overlap(ps) for ps in sets) if x is not None]
+    if not kept:
+        raise XProbeError(f"{data_dir}: no task left to score (see the warnings above)")
+    for ps in kept:
         check_labels(ps)
+    return kept
 
 
 def check_folder(data_dir: str | os.PathLike[str], sets: list[ProbingSet]) -> None:

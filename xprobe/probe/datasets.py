@@ -60,7 +60,9 @@ class ProbingSet:
     splits were formed (``"tr/va/te"`` as written, or how :func:`ensure_train` derived them);
     ``rows[split]`` gives each sentence's row in the task file(s) (0-based, non-empty lines, in
     file order; the X-Probe layout counts tr, then va, then te), for precomputed embeddings;
-    ``n_rows`` is how many rows the file(s) hold (kept when splits are re-formed or filtered).
+    ``n_rows`` is how many rows the file(s) hold (kept when splits are re-formed or filtered);
+    ``overlap_removed`` how many va/te sentences were dropped for occurring in training
+    (:mod:`xprobe.probe.overlap`).
     """
 
     task: str
@@ -74,6 +76,7 @@ class ProbingSet:
     protocol: str = "tr/va/te"
     rows: dict[str, np.ndarray] = field(default_factory=dict)
     n_rows: int = 0
+    overlap_removed: dict[str, int] = field(default_factory=dict)
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def y(self, split: str) -> np.ndarray:

@@ -33,6 +33,7 @@ from xprobe.probe.baselines import BASELINES, run_baseline
 from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.checks import check_finite, check_npy, check_sets
 from xprobe.probe.classifiers import TrainConfig, train_select
+from xprobe.probe.coverage import vocab_coverage, warn_low_coverage
 from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
 from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
 from xprobe.probe.provenance import encoder_fields, partial_tasks
@@ -123,7 +124,7 @@ def run_probe(
         cap_eval(ensure_train(ps), opts.max_dev, opts.max_test)
         for ps in load_probing_dir(data_dir, opts.layout, opts.tasks, opts.language)
     ]
-    check_sets(data_dir, sets)
+    sets = check_sets(data_dir, sets)
     dataset = opts.dataset or Path(data_dir).resolve().parent.name
     if isinstance(encoder, str):
         name = opts.name or default_name(encoder)
@@ -163,6 +164,7 @@ class _Context:
         self.vocab_sets: list[ProbingSet] = []
         self.provenance: tuple[dict[str, str], set[str]] = ({}, set())
         self._emb: dict[tuple[str, str], dict] = {}
+        self._coverage: dict[str, dict[str, int] | None] = {}
 
     def forget(self) -> None:
         self._emb.clear()
@@ -266,9 +268,10 @@ class _Context:
             y = (ps.y("tr"), ps.y("va"), ps.y("te"))
             results = self._fit_layers(u.classifier, x, y, u.seed, len(ps.labels))
             n_tr = len(y[0])
+        extra = self.input_fields(u)
         out = []
         for layer, (dev, test, hp, hit) in results.items():
-            b = self.base(u.ps, u.classifier, u.seed, layer)
+            b = {**self.base(u.ps, u.classifier, u.seed, layer), **extra}
             for split, value, n in (("dev", dev, ps.size("va")), ("test", test, ps.size("te"))):
                 out.append(
                     {**b, "split": split, "value": round(float(value), 6), "n_train": n_tr,
@@ -320,6 +323,17 @@ class _Context:
                 for k, r in zip(layers, rs, strict=True)
             }
         return {k: self._fit(clf, x[0][k], x[1][k], x[2][k], y, seed, n_classes) for k in layers}
+
+    def input_fields(self, u: _Unit) -> dict[str, Any]:
+        """Record fields about the input: overlap removed, the encoder's vocabulary coverage."""
+        fields: dict[str, Any] = {"overlap_removed": dict(u.ps.overlap_removed)}
+        if u.classifier not in BASELINES:
+            if u.ps.file not in self._coverage:
+                self._coverage[u.ps.file] = cov = vocab_coverage(self.encoder, u.ps)
+                warn_low_coverage(cov, self.name, u.ps)
+            if self._coverage[u.ps.file] is not None:
+                fields["vocab_coverage"] = self._coverage[u.ps.file]
+        return fields
 
     def _fit(self, clf: str, xtr, xva, xte, y, seed: int, n_classes: int):
         clf = clf.removeprefix("mdl-")

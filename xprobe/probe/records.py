@@ -78,6 +78,8 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
 # control_value, control_correct: the control task's kind, test accuracy and correctness
 # (xprobe.probe.controls); mdl: the online code of an mdl-* probe (xprobe.probe.mdl).
 # layer: the hidden layer of a layer-wise encoder (hf:/st:, 0 = the embedding layer).
+# vocab_coverage: tokens/types of the task and how many have a word vector (xprobe.probe.coverage);
+# overlap_removed: {"va": n, "te": n} sentences dropped for occurring in training.
 OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "layer": (int, type(None)),
     "mapped_from": str,
@@ -89,6 +91,8 @@ OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "control_value": (int, float),
     "control_correct": str,
     "mdl": dict,
+    "vocab_coverage": dict,
+    "overlap_removed": dict,
 }
 # Fields that differ between the seeds of one experiment: the report averages over these only
 # (xprobe.report.group) and every other field, known or not, separates experiments.

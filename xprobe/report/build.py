@@ -18,7 +18,9 @@ separate cells or tables. ``write_report(records, out_dir)`` writes:
 * for layer-wise encoders (records with ``layer``; each layer is its own row ``ENC@L<n>`` in
   the tables above): accuracy-by-layer curves, layer x task heatmaps relative to the reference
   language and the best layer per task and language (:mod:`xprobe.report.layers`);
-* ``report.md``: everything in one Markdown file, opening with "How to read this report".
+* ``report.md``: everything in one Markdown file, opening with "How to read this report", and
+  "Notes on the data" from record fields (:mod:`xprobe.report.notes`: test sentences removed,
+  low vocabulary coverage).
 
 Example::
 
@@ -40,6 +42,7 @@ from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
 from xprobe.report.group import Experiment, group_experiments, setting_label
 from xprobe.report.layers import write_layer_report
+from xprobe.report.notes import data_notes
 from xprobe.report.tables import (
     Table,
     baseline_block,
@@ -178,6 +181,7 @@ def write_report(
         written += _xnli(tables, load_xnli(xnli), out, sections)
     written += _stability(records, out, sections)
     written += write_layer_report(records, out, reference, sections)  # records with a layer
+    sections += data_notes(records)
     with atomic_write(out / "report.md") as f:
         f.write("\n".join(sections))
     written.append(out / "report.md")

@@ -5,7 +5,9 @@ encode each split through the embedding cache, train every grid point on the tra
 select on the validation split (SentEval's protocol), and append one record per (encoder,
 language, task, classifier, seed, split) to RESULTS.jsonl. Records already present are skipped.
 A set without a training split (X-Probe's released va/te) trains on va and splits te in halves
-into validation and test (recorded in the record's "protocol").
+into validation and test (recorded in the record's "protocol"). Validation and test sentences
+that also occur in training are removed before scoring (counted in "overlap_removed"); records
+of encoders with word vectors carry "vocab_coverage" (a warning below 95% of tokens).
 
 Encoder specs:
   bov:PATH.vec|.bin           mean of word vectors        pmeans:PATH   mean/min/max of vectors

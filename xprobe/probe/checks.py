@@ -118,7 +118,7 @@ def check_labels(ps: ProbingSet) -> None:
             f"{ps.source}: label {lab!r}{more} occurs in the {_SPLIT_NAMES[split]} split "
             f"({n} sentence{'s' if n != 1 else ''}) but never in the training split (splits: "
             f"{ps.protocol}): no classifier "
-            "can predict it (a typo, or lines of another task?)"
+            "can predict it (a typo, lines of another task, or a starved training split?)"
         )
         if split == "te":
             raise XProbeError(msg)

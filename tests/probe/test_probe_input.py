@@ -171,6 +171,10 @@ def test_unfinished_extraction_folder_is_an_error(tmp_path):
     (d / ".sentence_length.txt.abc123.tmp").write_text("tr\t0\tx\n")  # a killed atomic write
     with pytest.raises(XProbeError, match=r"unfinished"):
         run_probe(None, d, tmp_path / "r.jsonl", _opts(tmp_path, classifiers=("majority",)))
+    (d / ".sentence_length.txt.abc123.tmp").unlink()
+    (d / ".stdin.k2j3.conllu").write_text("")  # extract's spool of standard input
+    with pytest.raises(XProbeError, match=r"\.stdin\.k2j3\.conllu is there: an unfinished"):
+        run_probe(None, d, tmp_path / "r.jsonl", _opts(tmp_path, classifiers=("majority",)))
 
 
 def test_folder_without_manifest_and_no_leftovers_is_a_warning(tmp_path, caplog):

@@ -4,11 +4,11 @@ Each check either raises :class:`~xprobe.errors.XProbeError` (one line: file, pl
 expected) or logs a warning, as fits what it finds:
 
 * :func:`check_folder`: a SentEval-layout folder without ``manifest.json``. ``extract`` writes
-  the manifest last, so a folder that also holds ``extract``'s own by-products (provenance files,
-  temporary ``.tmp`` files of a killed atomic write) is an unfinished extraction: an **error**
-  (its files may mix two runs). Without such traces it may be a hand-made or SentEval folder,
-  which is legitimate: a **warning**. A task file whose SHA-256 differs from the manifest's
-  (edited after extraction) is a warning too.
+  the manifest last, so a folder that also holds ``extract``'s own by-products (provenance
+  files, ``.tmp`` files of a killed atomic write, a ``.stdin.*`` spool) is an unfinished
+  extraction: an **error** (its files may mix two runs). Without such traces it may be a
+  hand-made or SentEval folder, which is legitimate: a **warning**. A task file whose SHA-256
+  differs from the manifest's (edited after extraction) is a warning too.
 * :func:`check_labels`: a label of the test split that never occurs in training can never be
   predicted, and is nearly always a typo or a line from another task: an **error**. A label seen
   only in validation costs every candidate of the model selection equally and leaves the test
@@ -74,7 +74,7 @@ def check_folder(data_dir: str | os.PathLike[str], sets: list[ProbingSet]) -> No
         return  # the X-Probe layout (task folders) has no manifest
     manifest = d / "manifest.json"
     if not manifest.is_file():
-        traces = sorted(p.name for p in d.iterdir() if p.name.endswith((".tmp", ".provenance.tsv")))
+        traces = sorted(p.name for p in d.iterdir() if _extract_trace(p.name))
         if traces:
             raise XProbeError(
                 f"{d}: no manifest.json, but {', '.join(traces[:3])} "
@@ -89,6 +89,11 @@ def check_folder(data_dir: str | os.PathLike[str], sets: list[ProbingSet]) -> No
         )
         return
     _check_digests(manifest, sets)
+
+
+def _extract_trace(name: str) -> bool:
+    """A file only ``extract`` leaves: provenance, a killed atomic write, a stdin spool."""
+    return name.endswith((".tmp", ".provenance.tsv")) or name.startswith(".stdin.")
 
 
 def _check_digests(manifest: Path, sets: list[ProbingSet]) -> None:

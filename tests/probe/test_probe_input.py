@@ -188,3 +188,11 @@ def test_folder_without_manifest_and_no_leftovers_is_a_warning(tmp_path, caplog)
     with caplog.at_level(logging.WARNING):
         run_probe(None, d2, tmp_path / "r2.jsonl", _opts(tmp_path, classifiers=("majority",)))
     assert not any("manifest" in r.message for r in caplog.records)
+
+
+def test_results_file_with_a_non_utf8_byte_is_one_line(tmp_path, capsys):
+    d = _folder(tmp_path, _lines())
+    (tmp_path / "r.jsonl").write_bytes(b'{"encoder": "caf\xe9"}\n')
+    assert _probe_cli(d, tmp_path, "--classifier", "majority") == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'r.jsonl'}:1: not UTF-8" in err and "Traceback" not in err

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from xprobe.errors import InputError
-from xprobe.files import atomic_write
+from xprobe.files import atomic_write, read_lines
 
 __all__ = [
     "FIELDS",
@@ -203,21 +203,20 @@ def read_records(path: str | os.PathLike[str], on_error: str = "raise") -> list[
     if not p.exists():
         return []
     out = []
-    with open(p, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
+    for lineno, line in read_lines(p):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            problems = validate_record(rec)
+        except json.JSONDecodeError as e:
+            problems = [f"not JSON ({e.msg})"]
+        if problems:
+            if on_error == "skip":
+                log.warning("%s:%d: skipped: %s", p, lineno, "; ".join(problems))
                 continue
-            try:
-                rec = json.loads(line)
-                problems = validate_record(rec)
-            except json.JSONDecodeError as e:
-                problems = [f"not JSON ({e.msg})"]
-            if problems:
-                if on_error == "skip":
-                    log.warning("%s:%d: skipped: %s", p, lineno, "; ".join(problems))
-                    continue
-                raise InputError(str(p), lineno, "; ".join(problems))
-            out.append(rec)
+            raise InputError(str(p), lineno, "; ".join(problems))
+        out.append(rec)
     return out
 
 

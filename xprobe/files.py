@@ -93,13 +93,22 @@ def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
         with open_text(path) as f:
             yield from enumerate(f, 1)
     except UnicodeDecodeError:
-        raise _not_utf8(Path(path)) from None
+        p = Path(path)
+        raise find_not_utf8(p) or _input_error(p, "not UTF-8") from None
 
 
-def _not_utf8(p: Path) -> Exception:
-    """Locate the first undecodable byte of ``p`` (read again, in binary, line by line)."""
+def _input_error(p: Path, message: str) -> Exception:
     from xprobe.errors import InputError
 
+    return InputError(str(p), None, message)
+
+
+def find_not_utf8(path: str | os.PathLike[str]) -> Exception | None:
+    """An :class:`~xprobe.errors.InputError` locating the first byte of ``path`` that is not
+    UTF-8 (file, line, byte), or None when it decodes; reads the file in binary, line by line."""
+    from xprobe.errors import InputError
+
+    p = Path(path)
     opener = gzip.open if p.suffix == ".gz" else open
     with opener(p, "rb") as f:
         for lineno, raw in enumerate(f, 1):
@@ -112,7 +121,7 @@ def _not_utf8(p: Path) -> Exception:
                     f"not UTF-8: byte 0x{raw[e.start]:02x} at byte {e.start + 1} of the line; "
                     "the file must be UTF-8 text (convert it, e.g. iconv -f latin1 -t utf-8)",
                 )
-    return InputError(str(p), None, "not UTF-8")
+    return None
 
 
 def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:

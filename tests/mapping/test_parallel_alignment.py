@@ -111,3 +111,18 @@ def test_map_command_refuses_a_misaligned_corpus_in_one_line(tmp_path, capsys):
     assert "120 lines" in err and "119 lines" in err and "par.de" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out" / "mapping_report.json").exists()
+
+
+@pytest.mark.parametrize("layout", ["files", "tsv"])
+def test_a_non_utf8_byte_is_located(tmp_path, layout):
+    if layout == "tsv":
+        (tmp_path / "p.tsv").write_bytes(b"a b\tc d\ne \xe9\tf\n")
+        source = ParallelSource("en", "de", tsv=str(tmp_path / "p.tsv"))
+        where = r"p\.tsv:2"
+    else:
+        (tmp_path / "p.en").write_bytes(b"a b\ne f\n")
+        (tmp_path / "p.de").write_bytes(b"c d\ng \xff\n")
+        source = ParallelSource("en", "de", str(tmp_path / "p.en"), str(tmp_path / "p.de"))
+        where = r"p\.de:2"
+    with pytest.raises(InputError, match=where + r": not UTF-8: byte 0x(e9|ff)"):
+        list(iter_tokenized(source, ParallelFilter()))

@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from xprobe.errors import InputError, XProbeError
-from xprobe.files import np_rng, open_text
+from xprobe.files import find_not_utf8, np_rng, open_text
 
 __all__ = [
     "ParallelCorpus",
@@ -161,7 +161,18 @@ class ParallelCorpus:
 
 
 def read_pairs(source: ParallelSource) -> Iterator[tuple[int, str, str]]:
-    """Stream ``(line number, source text, target text)``; misaligned files are an error."""
+    """Stream ``(line number, source text, target text)``; misaligned files are an error, and
+    so is a byte that is not UTF-8 (file, line and byte named)."""
+    try:
+        yield from _read_pairs(source)
+    except UnicodeDecodeError:
+        for f in source.files:
+            if (error := find_not_utf8(f)) is not None:
+                raise error from None
+        raise
+
+
+def _read_pairs(source: ParallelSource) -> Iterator[tuple[int, str, str]]:
     if source.tsv:
         with open_text(source.tsv) as f:
             for lineno, line in enumerate(f, 1):

@@ -196,3 +196,18 @@ def test_results_file_with_a_non_utf8_byte_is_one_line(tmp_path, capsys):
     assert _probe_cli(d, tmp_path, "--classifier", "majority") == 2
     err = capsys.readouterr().err
     assert f"{tmp_path / 'r.jsonl'}:1: not UTF-8" in err and "Traceback" not in err
+
+
+def test_nan_in_xprobe_layout_names_the_split_file_and_its_line(tmp_path):
+    d = tmp_path / "xp" / "en" / "past_present"
+    d.mkdir(parents=True)
+    for split in ("va", "te"):
+        (d / f"{split}.txt").write_text(
+            "".join(f"{split} sentence {i} .\t{'AB'[i % 2]}\n" for i in range(12))
+        )
+    arr = np.ones((24, 2), dtype=np.float32)
+    arr[12 + 7, 0] = np.nan  # te.txt line 8 (rows count va.txt first, then te.txt)
+    np.save(tmp_path / "e.npy", arr)
+    enc = parse_encoder(f"npy:{tmp_path / 'e.npy'}")
+    with pytest.raises(XProbeError, match=r"te\.txt, line 8: 'te sentence 7 \.'\) is NaN"):
+        run_probe(enc, d.parent, tmp_path / "r.jsonl", _opts(tmp_path, classifiers=("lr",)))

@@ -78,3 +78,13 @@ def test_max_words_stops_early_without_a_count_check(tmp_path):
     p = tmp_path / "v.vec"
     p.write_text(_vec())
     assert load_vectors(p, max_words=2).words == ["the", "cat"]
+
+
+def test_bov_spec_on_a_non_utf8_vec_is_one_error_line(tmp_path):
+    from xprobe.encoders.spec import parse_encoder
+    from xprobe.errors import XProbeError
+
+    p = tmp_path / "v.vec"
+    p.write_bytes(b"caf\xe9 0.1 0.2\n")
+    with pytest.raises(XProbeError, match=r"v\.vec:1: not UTF-8"):
+        parse_encoder(f"bov:{p}")

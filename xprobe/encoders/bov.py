@@ -109,13 +109,12 @@ def _peek_dim(p: Path) -> int | None:
     """The vector dimension from a ``.vec`` file's first line(s), without loading it."""
     if p.suffix == ".bin":
         return None
-    from xprobe.files import open_text
+    from xprobe.files import read_lines
 
-    with open_text(p) as f:
-        for line in f:
-            parts = line.rstrip("\n").rstrip(" ").split(" ")
-            if len(parts) == 2 and all(x.isdigit() for x in parts):
-                return int(parts[1])
-            if len(parts) > 1:
-                return len(parts) - 1
+    for _, line in read_lines(p):
+        parts = line.rstrip("\n").rstrip(" ").split(" ")
+        if len(parts) == 2 and all(x.isdigit() for x in parts):
+            return int(parts[1])
+        if len(parts) > 1:
+            return len(parts) - 1
     return None

@@ -32,7 +32,8 @@ def test_cli_threads_lowercase_and_caps(tmp_path: Path) -> None:
     for split, n in (("tr", 12), ("va", 8), ("te", 8)):
         for i in range(n):
             label, verb = (("PAST", "stand"), ("PRES", "steht"))[i % 2]
-            lines.append(f"{split}\t{label}\tDas Haus {verb} .")
+            # a number per line: no test sentence repeats a training one (those are not scored)
+            lines.append(f"{split}\t{label}\tDas Haus {split}{i} {verb} .")
     (data / "past_present.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     vec = tmp_path / "lc.vec"
     vec.write_text("4 2\ndas 1 0\nhaus 0 1\nsteht 1 1\nstand -1 1\n", encoding="utf-8")

@@ -121,10 +121,11 @@ def run_probe(
     if needs_encoder and encoder is None:
         raise XProbeError("--encoder is required for classifiers " + ", ".join(opts.classifiers))
     sets = [
-        cap_eval(ensure_train(ps), opts.max_dev, opts.max_test)
+        ensure_train(ps)
         for ps in load_probing_dir(data_dir, opts.layout, opts.tasks, opts.language)
     ]
-    sets = check_sets(data_dir, sets)
+    # checked and rid of va/te sentences seen in training first, then capped
+    sets = [cap_eval(ps, opts.max_dev, opts.max_test) for ps in check_sets(data_dir, sets)]
     dataset = opts.dataset or Path(data_dir).resolve().parent.name
     if isinstance(encoder, str):
         name = opts.name or default_name(encoder)

@@ -20,6 +20,7 @@ FAST = TrainConfig(max_epochs=5, patience=2, lr=1e-2)
 
 
 def _opts(tmp_path, **kw):
+    kw.setdefault("language", "en")  # folders without a manifest name no language
     return ProbeOptions(cache_dir=tmp_path / "cache", train=FAST, device="cpu", **kw)
 
 
@@ -158,7 +159,7 @@ def test_real_xprobe_sets_score_only_unseen_test_sentences(tmp_path):
     opts = _opts(tmp_path, classifiers=("majority",), tasks=["SOMO", "TreeDepth"])
     recs = run_probe(None, data, tmp_path / "r.jsonl", opts)
     assert {r["task"] for r in recs} == {"SOMO"}  # TreeDepth: te.txt is a copy of va.txt
-    (ps,) = [ensure_train(p) for p in load_probing_dir(data, tasks=["SOMO"])]
+    (ps,) = [ensure_train(p) for p in load_probing_dir(data, tasks=["SOMO"], language="en")]
     train = set(ps.tokens["tr"])
     shared_te = sum(s in train for s in ps.tokens["te"])
     shared_va = sum(s in train for s in ps.tokens["va"])
@@ -166,3 +167,23 @@ def test_real_xprobe_sets_score_only_unseen_test_sentences(tmp_path):
     test = next(r for r in recs if r["split"] == "test")
     assert test["overlap_removed"] == {"te": shared_te, "va": shared_va}
     assert test["n_test"] == ps.size("te") - shared_te
+
+
+def test_input_fields_do_not_split_a_stability_study():
+    from xprobe.probe.robustness import study_key
+
+    base = {"dataset": "x", "language": "en", "protocol": "tr/va/te", "encoder": "e"}
+    a = {
+        **base,
+        "task": "SOMO",
+        "overlap_removed": {"va": 1, "te": 2},
+        "vocab_coverage": {"tokens": 9, "tokens_found": 8, "types": 3, "types_found": 2},
+    }
+    b = {
+        **base,
+        "task": "WC",
+        "overlap_removed": {"va": 0, "te": 0},
+        "vocab_coverage": {"tokens": 7, "tokens_found": 7, "types": 2, "types_found": 2},
+    }
+    assert study_key(a) == study_key(b)
+    assert study_key(a) != study_key({**b, "language": "de"})

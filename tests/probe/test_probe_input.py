@@ -45,6 +45,7 @@ def _folder(tmp_path, lines, name="past_present.txt", manifest=True):
 
 
 def _opts(tmp_path, **kw):
+    kw.setdefault("language", "en")  # folders without a manifest name no language
     return ProbeOptions(cache_dir=tmp_path / "cache", train=FAST, device="cpu", **kw)
 
 
@@ -76,13 +77,13 @@ def test_non_utf8_byte_in_gz_and_xprobe_layout(tmp_path):
     with gzip.open(d / "past_present.txt.gz", "wb") as f:
         f.write("".join(_lines()).encode() + b"te\tPAST\tbad \xff byte\n")
     with pytest.raises(XProbeError, match=r"past_present\.txt\.gz:41: not UTF-8"):
-        load_probing_dir(d)
+        load_probing_dir(d, language="en")
     x = tmp_path / "xp" / "tree_depth"
     x.mkdir(parents=True)
     (x / "va.txt").write_bytes(b"a b c\t3\n")
     (x / "te.txt").write_bytes(b"a b c\t3\nd \x80 f\t4\n")
     with pytest.raises(XProbeError, match=r"te\.txt:2: not UTF-8.*0x80"):
-        load_probing_dir(tmp_path / "xp")
+        load_probing_dir(tmp_path / "xp", language="en")
 
 
 # ------------------------------------------------------------------ item 6: NaN / inf embeddings

@@ -115,7 +115,8 @@ def _corr(a: np.ndarray, b: np.ndarray, method: str, p_max: float) -> float:
 # record (dataset, language, protocol, layer, ...) separates studies. Per-run fields are ignored.
 _WITHIN = frozenset({"classifier", "max_train", "grid", "n_train", "encoder", "encoder_id",
                      "task", "dataset_hash", "n_test", "mapped_from", "teacher", "partial",
-                     "test_overlap", "test_overlap_removed"})  # fmt: skip
+                     "test_overlap", "test_overlap_removed", "overlap_removed",
+                     "vocab_coverage"})  # fmt: skip
 
 
 def study_key(r: dict[str, Any]) -> tuple:

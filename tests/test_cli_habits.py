@@ -13,11 +13,13 @@ from xprobe.cli import main
 def probe_data(tmp_path: Path) -> tuple[Path, Path]:
     d = tmp_path / "toy" / "xx"
     d.mkdir(parents=True)
-    lines = [f"{s}\t{'long' if k % 2 else 'short'}\t{'w ' * (3 + 3 * (k % 2))}".rstrip() + "\n"
+    # one token of its own per line: no test sentence repeats a training one (not scored)
+    lines = [f"{s}\t{'long' if k % 2 else 'short'}\t{'w ' * (3 + 3 * (k % 2))}{s}{k}\n"
              for s, n in (("tr", 20), ("va", 10), ("te", 10)) for k in range(n)]  # fmt: skip
     (d / "sentence_length.txt").write_text("".join(lines), encoding="utf-8")
     vec = tmp_path / "v.vec"
-    vec.write_text("1 2\nw 0.5 1.0\n", encoding="utf-8")
+    own = [f"{s}{k} 0 0\n" for s, n in (("tr", 20), ("va", 10), ("te", 10)) for k in range(n)]
+    vec.write_text(f"{1 + len(own)} 2\nw 0.5 1.0\n" + "".join(own), encoding="utf-8")
     return d, vec
 
 

@@ -115,7 +115,12 @@ def test_ewt_partial_tasks_are_in_proportion(ewt):
         assert_in_proportion(tasks[f], (400, 80, 80))
     coord = _totals(tasks["coordination_inversion"])
     assert coord[0] >= 4 * coord[1] and min(coord) > 0
-    assert check_probing_dir(ewt["out"]) == []
+    # WC's default band (1,000 words from rank 2,001) cannot be filled from a 200k-token
+    # treebank: its shrunk splits hold a line or two, which --check rightly calls out; every
+    # other task passes the check (a small corpus wants en_US's band, see the next tests)
+    problems = check_probing_dir(ewt["out"])
+    assert all("word_content.txt" in p for p in problems), problems
+    assert any("one class only" in p or "is empty" in p for p in problems)
 
 
 # ----------------------------------------------------------------- TreeDepth remainders (item 7)

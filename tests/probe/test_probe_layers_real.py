@@ -28,7 +28,7 @@ def test_minilm_layers_above_majority(tmp_path: Path) -> None:
     data = shared_path("data", "xprobe", "en")
     model = minilm()
     common = {"tasks": TASKS, "max_train": 800, "max_dev": 400, "max_test": 400,
-              "cache_dir": tmp_path / "cache", "device": "cpu"}  # fmt: skip
+              "cache_dir": tmp_path / "cache", "device": "cpu", "language": "en"}  # fmt: skip
     out = tmp_path / "r.jsonl"
     recs = run_probe(f"st:{model}", data, out, ProbeOptions(classifiers=("mlp",), **common))
     base = run_probe(None, data, out, ProbeOptions(classifiers=("majority",), **common))

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xprobe.encoders.device import resolve_device
 from xprobe.errors import XProbeError
 from xprobe.files import derive_seed
 
@@ -115,19 +116,6 @@ def grid_points(kind: str, grid: str = "default", hidden: int = 150) -> list[Gri
             GridPoint(v, hh, dr) for hh in HIDDEN_FULL for dr in DROPOUT_FULL for v in L2_DEFAULT
         ]
     raise XProbeError(f"unknown grid {grid!r}; valid: {', '.join(GRIDS)}")
-
-
-def resolve_device(device: str) -> str:
-    """``auto`` -> ``cuda`` when available, else ``cpu``; ``cuda`` without a GPU is an error."""
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise XProbeError("--device cuda: no CUDA device available")
-    if device not in ("cpu", "cuda"):
-        raise XProbeError(f"unknown device {device!r}; valid: auto, cpu, cuda")
-    return device
 
 
 class _Group:

@@ -146,13 +146,18 @@ class _Group:
 
     def logits(self, x, train: bool, gen=None):
         """``(n, G, C)`` logits of every model in the group."""
-        import torch
-
         g = len(self.ids)
         width = self.h if self.h else self.c
         z = (x @ self.p["w1"].reshape(x.shape[1], g * width)).view(-1, g, width) + self.p["b1"]
         if not self.h:
             return z
+        return self._hidden_to_logits(z, train, gen)
+
+    def _hidden_to_logits(self, z, train: bool, gen=None):
+        """Dropout (when training), sigmoid and the output layer over first-layer outputs ``z``."""
+        import torch
+
+        g = len(self.ids)
         if train and bool((self.drop > 0).any()):
             keep = 1 - self.drop.view(1, g, 1)
             mask = torch.rand(z.shape, generator=gen, device=z.device) < keep

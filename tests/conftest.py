@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 # One BLAS/OpenMP thread per test process: on a busy 2-core machine torch's default of one thread
@@ -45,6 +46,21 @@ def _one_torch_thread() -> None:
     except ImportError:  # pragma: no cover - torch is a dependency
         return
     torch.set_num_threads(1)
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread_per_test(_one_torch_thread: None) -> Iterator[None]:
+    """Each test starts with one torch thread and gets back the count it started with, even when
+    it (e.g. a ``--threads N`` run in-process) changed it."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="session")

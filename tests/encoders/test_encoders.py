@@ -20,16 +20,6 @@ from xprobe.encoders.neural import (
 from xprobe.encoders.vectors import WordVectors
 from xprobe.errors import XProbeError
 
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """torch's 2 OpenMP threads spin ~100x slower on a busy shared CPU: use one."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 SMALL = {"hidden": 8, "layers": 2, "attn_dim": 6, "heads": 4, "channels": 7, "proj_dim": 10}
 
 

@@ -17,15 +17,6 @@ from xprobe.mapping.recipes import RecipeError, available_recipes, load_recipe
 torch = pytest.importorskip("torch")
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tiny models on a shared 2-core machine: one torch thread is many times faster."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 # ---------------------------------------------------------------- loss
 
 

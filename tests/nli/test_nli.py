@@ -20,16 +20,6 @@ from xprobe.errors import InputError, XProbeError
 from xprobe.nli.data import ReadCounts, make_tokenizer, read_nli
 from xprobe.nli.train import NLI_LABELS, TrainConfig, load_classifier, nli_features, train_nli
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """torch's 2 OpenMP threads spin ~100x slower on a busy shared CPU: use one."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 WORDS = ["a", "b", "c", "d", "e", "f", "g", "h"]
 
 

@@ -8,6 +8,8 @@ import dataclasses
 import random
 from collections import Counter
 
+import pytest
+
 from xprobe.languages import load_profile
 from xprobe.tasks import Context, CorpusStats, get_task, resolve_params
 from xprobe.ud import Sentence, parse_conllu
@@ -137,14 +139,19 @@ def test_coordinv_comma_attached_inside_the_first_clause_is_the_separator() -> N
     assert got == ("The dog barked , and the cat slept in the garden .", "longer")
 
 
-def test_coordinv_closing_bracket_before_the_conjunction_stays_in_its_clause() -> None:
+# ")" closes a parenthesis right before "and": it belongs to the first clause, whether the parser
+# hangs it on the bracketed word (5) or on the root (3)
+@pytest.mark.parametrize("bracket_head", [5, 3])
+def test_coordinv_closing_bracket_before_the_conjunction_stays_in_its_clause(
+    bracket_head: int,
+) -> None:
     rows = [
         ("The", "DET", 2, "det"),
         ("cat", "NOUN", 3, "nsubj"),
         ("slept", "VERB", 0, "root"),
         ("(", "PUNCT", 5, "punct"),
         ("today", "NOUN", 3, "obl"),
-        (")", "PUNCT", 3, "punct"),  # even when the parser hangs it on the root
+        (")", "PUNCT", bracket_head, "punct"),
         ("and", "CCONJ", 10, "cc"),
         ("the", "DET", 9, "det"),
         ("dog", "NOUN", 10, "nsubj"),

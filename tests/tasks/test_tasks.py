@@ -656,27 +656,3 @@ def test_coordinv_real_looking_sentences() -> None:
     c = run("CoordInv", s, ctx)
     assert c is not None and c.stratum == "shorter"
     assert " ".join(c.variants[1].tokens) == "My friends have gone out but I stayed home !"
-
-
-def test_coordinv_separator_must_hang_on_a_conjunct() -> None:
-    # "( today )" closes a parenthesis right before "and": the ")" belongs to the first clause
-    rows = [
-        ("The", "DET", 2, "det"),
-        ("cat", "NOUN", 3, "nsubj"),
-        ("slept", "VERB", 0, "root"),
-        ("(", "PUNCT", 5, "punct"),
-        ("today", "NOUN", 3, "obl"),
-        (")", "PUNCT", 5, "punct"),
-        ("and", "CCONJ", 10, "cc"),
-        ("the", "DET", 9, "det"),
-        ("dog", "NOUN", 10, "nsubj"),
-        ("barked", "VERB", 3, "conj"),
-        (".", "PUNCT", 3, "punct"),
-    ]
-    text = "".join(
-        f"{i}\t{f}\t{f}\t{u}\t_\t_\t{h}\t{r}\t_\t_\n" for i, (f, u, h, r) in enumerate(rows, 1)
-    )
-    s = next(parse_conllu(text))
-    c = run("CoordInv", s, make_ctx("CoordInv", "en", CorpusStats()))
-    assert c is not None and c.stratum == "longer"
-    assert " ".join(c.variants[1].tokens) == "The dog barked and the cat slept ( today ) ."

@@ -26,14 +26,21 @@ FEATS = ["_", "Number=Sing", "Number=Plur", "Tense=Past|VerbForm=Fin", "Tense=Pr
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@st.composite
-def trees(draw: st.DrawFn) -> Sentence:
-    """A random valid dependency tree, projective or not, with random multiword tokens."""
-    n = draw(st.integers(1, 30))
+def random_heads(draw: st.DrawFn, n: int) -> tuple[list[int], list[int]]:
+    """A random order of ``n`` words and 1-based heads (0: the root, ``order[0]``) in which each
+    word of the order hangs on one drawn before it: always a tree, projective or not."""
     order = draw(st.permutations(range(n)))
     heads = [0] * n
     for k in range(1, n):
         heads[order[k]] = order[draw(st.integers(0, k - 1))] + 1
+    return order, heads
+
+
+@st.composite
+def trees(draw: st.DrawFn) -> Sentence:
+    """A random valid dependency tree, projective or not, with random multiword tokens."""
+    n = draw(st.integers(1, 30))
+    _, heads = random_heads(draw, n)
     words = []
     for i in range(n):
         rel = "root" if heads[i] == 0 else draw(st.sampled_from(RELS))
@@ -64,10 +71,7 @@ def clause(draw: st.DrawFn, offset: int, head: int, rel: str, least: int) -> lis
     """A random subtree of ``least``..8 words with ids from ``offset + 1``, its root attached to
     ``head`` by ``rel``; the root's first dependent (if any) is its ``nsubj``."""
     n = draw(st.integers(least, 8))
-    order = draw(st.permutations(range(n)))
-    heads = [0] * n
-    for k in range(1, n):
-        heads[order[k]] = order[draw(st.integers(0, k - 1))] + 1
+    order, heads = random_heads(draw, n)
     words = []
     for i in range(n):
         if heads[i] == 0:

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from xprobe.encoders.detok import Detokenizer
+from xprobe.encoders.device import resolve_device
 from xprobe.errors import XProbeError
 
 __all__ = [
@@ -150,21 +151,9 @@ def load_transformer(
     from xprobe.encoders.hfload import load_model
 
     ts = parse_transformer_spec(spec) if isinstance(spec, str) else spec
-    dev = _device(device)
+    dev = resolve_device(device)
     loaded = load_model(ts.kind, ts.path, dev)
     return TransformerEncoder(ts, loaded, dev, batch_size)
-
-
-def _device(device: str) -> str:
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise XProbeError("--device cuda: no CUDA device available")
-    if device not in ("cpu", "cuda"):
-        raise XProbeError(f"unknown device {device!r}; valid: auto, cpu, cuda")
-    return device
 
 
 class TransformerEncoder:

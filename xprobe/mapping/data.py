@@ -25,6 +25,7 @@ import numpy as np
 
 from xprobe.encoders.vectors import WordVectors, file_fingerprint, load_vectors, table_fingerprint
 from xprobe.errors import XProbeError
+from xprobe.nli.data import padded_batch
 
 if TYPE_CHECKING:
     from xprobe.encoders.neural import NeuralEncoder
@@ -62,18 +63,6 @@ def to_ids(sentences: Sequence[Sequence[str]], vectors: WordVectors) -> Ids:
         keys = (t.lower() for t in tokens) if lower else tokens
         out.append(np.array([i for k in keys if (i := index.get(k)) is not None], np.int64))
     return out
-
-
-def padded_batch(table, seqs: list[np.ndarray]):
-    """Token-id sequences as a padded batch of vectors from ``table`` (last row: padding)."""
-    import torch
-
-    pad = table.shape[0] - 1
-    lengths = [max(1, len(s)) for s in seqs]
-    idx = np.full((len(seqs), max(lengths)), pad, dtype=np.int64)
-    for i, s in enumerate(seqs):
-        idx[i, : len(s)] = s
-    return table[torch.from_numpy(idx).to(table.device)], torch.tensor(lengths, device=table.device)
 
 
 def encode_ids(module, table, seqs: Ids, batch_size: int = 256) -> np.ndarray:

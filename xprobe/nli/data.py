@@ -44,6 +44,7 @@ __all__ = [
     "ReadCounts",
     "index_pairs",
     "make_tokenizer",
+    "padded_batch",
     "read_nli",
     "read_pairs",
 ]
@@ -180,3 +181,18 @@ def index_pairs(pairs: list[NLIPair], index: dict[str, int], lowercase: bool) ->
         [ids(p.hypothesis) for p in pairs],
         np.array([p.label for p in pairs], dtype=np.int64),
     )
+
+
+def padded_batch(table, seqs: list[np.ndarray]):
+    """Embedded ``(B, T, d)`` rows of ``table`` for id sequences, and their lengths.
+
+    The last row of ``table`` is the padding (zero) row; empty sentences get one padding step.
+    """
+    import torch
+
+    pad = table.shape[0] - 1
+    lengths = [max(1, len(s)) for s in seqs]
+    idx = np.full((len(seqs), max(lengths)), pad, dtype=np.int64)
+    for i, s in enumerate(seqs):
+        idx[i, : len(s)] = s
+    return table[torch.from_numpy(idx).to(table.device)], torch.tensor(lengths, device=table.device)

@@ -35,7 +35,7 @@ import numpy as np
 
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write, derive_seed, np_rng, sha256_file, write_json
-from xprobe.nli.data import NLI_LABELS, IndexedPairs, index_pairs, read_pairs
+from xprobe.nli.data import NLI_LABELS, IndexedPairs, index_pairs, padded_batch, read_pairs
 from xprobe.nli.state import restore_state, save_state
 
 if TYPE_CHECKING:
@@ -150,21 +150,9 @@ class TrainConfig:
         return d
 
 
-def _batch(table: torch.Tensor, seqs: list[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Embedded ``(B, T, d)`` and lengths; padding (and empty sentences) use the zero row."""
-    import torch
-
-    pad = table.shape[0] - 1
-    lengths = [max(1, len(s)) for s in seqs]
-    idx = np.full((len(seqs), max(lengths)), pad, dtype=np.int64)
-    for i, s in enumerate(seqs):
-        idx[i, : len(s)] = s
-    return table[torch.from_numpy(idx).to(table.device)], torch.tensor(lengths, device=table.device)
-
-
 def _logits(encoder, clf, table, split: IndexedPairs, rows) -> torch.Tensor:
-    u = encoder.module(*_batch(table, [split.premises[i] for i in rows]))
-    v = encoder.module(*_batch(table, [split.hypotheses[i] for i in rows]))
+    u = encoder.module(*padded_batch(table, [split.premises[i] for i in rows]))
+    v = encoder.module(*padded_batch(table, [split.hypotheses[i] for i in rows]))
     return clf(nli_features(u, v))
 
 

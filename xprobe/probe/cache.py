@@ -47,6 +47,7 @@ from xprobe.download import cache_dir
 from xprobe.encoders.base import Encoder
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
+from xprobe.nli.vectors import sentences_digest as sentences_hash
 
 __all__ = ["EmbeddingCache", "default_cache_dir", "encode_all", "sentences_hash"]
 
@@ -57,15 +58,6 @@ DTYPES = ("float32", "float16")
 def default_cache_dir() -> Path:
     """``embeddings/`` in the download cache (``$XPROBE_CACHE``, ``$XDG_CACHE_HOME/xprobe``...)."""
     return cache_dir() / "embeddings"
-
-
-def sentences_hash(sentences: Sequence[Sequence[str]]) -> str:
-    """SHA-256 of the sentences (tokens joined by spaces, one per line)."""
-    h = hashlib.sha256()
-    for toks in sentences:
-        h.update(" ".join(toks).encode("utf-8", "surrogateescape"))
-        h.update(b"\n")
-    return h.hexdigest()
 
 
 def _file_sha256(p: Path) -> str:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xprobe.encoders.device import resolve_device
 from xprobe.errors import XProbeError
 from xprobe.files import derive_seed
 
@@ -117,19 +118,6 @@ def grid_points(kind: str, grid: str = "default", hidden: int = 150) -> list[Gri
     raise XProbeError(f"unknown grid {grid!r}; valid: {', '.join(GRIDS)}")
 
 
-def resolve_device(device: str) -> str:
-    """``auto`` -> ``cuda`` when available, else ``cpu``; ``cuda`` without a GPU is an error."""
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise XProbeError("--device cuda: no CUDA device available")
-    if device not in ("cpu", "cuda"):
-        raise XProbeError(f"unknown device {device!r}; valid: auto, cpu, cuda")
-    return device
-
-
 class _Group:
     """G models of the same shape (hidden size H, or H = 0 for LR) stored side by side."""
 
@@ -158,13 +146,18 @@ class _Group:
 
     def logits(self, x, train: bool, gen=None):
         """``(n, G, C)`` logits of every model in the group."""
-        import torch
-
         g = len(self.ids)
         width = self.h if self.h else self.c
         z = (x @ self.p["w1"].reshape(x.shape[1], g * width)).view(-1, g, width) + self.p["b1"]
         if not self.h:
             return z
+        return self._hidden_to_logits(z, train, gen)
+
+    def _hidden_to_logits(self, z, train: bool, gen=None):
+        """Dropout (when training), sigmoid and the output layer over first-layer outputs ``z``."""
+        import torch
+
+        g = len(self.ids)
         if train and bool((self.drop > 0).any()):
             keep = 1 - self.drop.view(1, g, 1)
             mask = torch.rand(z.shape, generator=gen, device=z.device) < keep

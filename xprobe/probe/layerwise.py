@@ -77,13 +77,7 @@ class _LayerGroup(_Group):
         z = torch.einsum("nmd,dmw->nmw", xs, self.p["w1"]) + self.p["b1"]
         if not self.h:
             return z
-        g = len(self.ids)
-        if train and bool((self.drop > 0).any()):
-            keep = 1 - self.drop.view(1, g, 1)
-            mask = torch.rand(z.shape, generator=gen, device=z.device) < keep
-            z = z * mask / keep
-        a = torch.sigmoid(z)
-        return torch.einsum("ngh,ghc->ngc", a, self.p["w2"]) + self.p["b2"]
+        return self._hidden_to_logits(z, train, gen)
 
     def keep_only(self, keep: list[int]) -> None:
         import torch

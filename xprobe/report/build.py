@@ -7,8 +7,8 @@ separate cells or tables. ``write_report(records, out_dir)`` writes:
 * ``table4_<dataset>_<classifier>_<lang>[_<setting>].{md,csv}``: test accuracy, rows encoders
   (baselines first), columns tasks, a final ``n_test`` row (X-Probe Table 4);
 * ``baselines_<dataset>_<lang>.{md,csv}``: majority, length, NB and bag-of-vectors per language;
-* ``table1_<dataset>_<classifier>[_<setting>].{md,csv}``: per task, mean and std across languages
-  and encoders (X-Probe Table 1; baselines excluded);
+* ``table1_<dataset>_<classifier>[_<setting>].{md,csv}``: per task, mean (%) and std (points)
+  across languages and encoders (X-Probe Table 1; baselines excluded);
 * ``relative_<dataset>_<classifier>_<lang>[_<setting>].png``: language minus reference language
   per paired encoder (:mod:`xprobe.report.relative`; X-Probe Figure 4);
 * ``datasets_<lang>_<classifier>_<A>_vs_<B>.png``: the reference language on two datasets;
@@ -308,8 +308,9 @@ def _table1_all(tables, out, sections) -> list[Path]:
         done.add(key)
         rows = table1(tables, *key)
         stem = _stem("table1", t, multi)
-        body = [[task, f"{m:.3f}", f"{s:.3f}" if n > 1 else "", str(n)] for task, m, s, n in rows]
-        md = _write_table(out, stem, ["task", "mean", "std", "n"], body)
+        body = [[task, f"{100 * m:.1f}", f"{100 * s:.1f}" if n > 1 else "", str(n)]
+                for task, m, s, n in rows]  # fmt: skip
+        md = _write_table(out, stem, ["task", "mean (%)", "std (points)", "n"], body)
         s = setting_label(t.setting)
         sections.append(f"## {t.dataset} / {t.classifier}{f' ({s})' if s else ''}: mean and "
                         f"std across languages and encoders\n\n{md}")  # fmt: skip

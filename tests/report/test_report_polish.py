@@ -47,3 +47,12 @@ def test_no_stability_section_when_no_language_has_scores(tmp_path):
     assert "stability.md" not in {p.name for p in paths}
     assert "No stability scores" not in (tmp_path / "report.md").read_text(encoding="utf-8")
 
+
+def test_task_missing_in_the_reference_is_named_in_the_relative_section(tmp_path):
+    # X-Probe's English TreeDepth is not scored (te = va): the de cell has no en counterpart
+    recs = [_rec("bov", lang, task, 0.5) for lang in ("en", "de") for task in ("SentLen", "WC")]
+    recs.append(_rec("bov", "de", "TreeDepth", 0.3))
+    write_report(recs, tmp_path)
+    text = (tmp_path / "report.md").read_text(encoding="utf-8")
+    rel = _section(text, "relative to en")
+    assert "TreeDepth" in rel and "no en result" in rel

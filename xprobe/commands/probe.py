@@ -189,6 +189,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "report shows selectivity = accuracy - control accuracy. Costs one more fit per probe; "
         "add --force to redo probes already recorded without it",
     )
+    p.add_argument(
+        "--allow-one-class",
+        action="store_true",
+        help="probe a task whose test or validation split holds one class only (an error "
+        "otherwise: accuracy there only says how often the probe predicts that class); the "
+        "records carry one_class and the report flags those cells",
+    )
     p.add_argument("--name", help="encoder name in the records (default: from the spec)")
     p.add_argument(
         "--progress",
@@ -237,6 +244,7 @@ def run(args: argparse.Namespace) -> int:
         lowercase=args.lowercase,
         cache_dtype=args.cache_dtype,
         control=args.control,
+        allow_one_class=args.allow_one_class,
         train=TrainConfig(
             batch_size=args.train_batch,
             lr=args.lr,

@@ -71,7 +71,9 @@ HOW_TO_READ = """\
   cells are hatched (and marked `ns` in the table below the figure); the number of comparisons
   is stated.
 * Marks: `†` the test split overlapped training, `*` the task was only partly filled by
-  extract (manifest), `‡` one cell holds two experiments on different data (shown side by side).
+  extract (manifest), `‡` one cell holds two experiments on different data (shown side by side),
+  `§` the test or validation split holds one class only (probed with `--allow-one-class`): the
+  accuracy says only how often the probe predicts that class.
 * Relative figures subtract the reference language's accuracy from a language's, per encoder
   pair: a mapped encoder is paired with the encoder it was mapped from (checkpoint metadata),
   other encoders by name; what could not be paired is listed.
@@ -133,6 +135,10 @@ def _footnotes(t: Table) -> str:
     part = sorted({e.get("task") for e in exps if e.get("partial")})
     if part:
         notes.append(f"* partially filled (manifest): {', '.join(part)}")
+    one = sorted({e.get("task") for e in exps if e.get("one_class")})
+    if one:
+        notes.append(f"§ a test or validation split holds one class only: {', '.join(one)} "
+                     "(see Notes on the data)")  # fmt: skip
     if any(len(c) > 1 for _, cells in t.rows for c in cells):
         notes.append("‡ two experiments on different data (dataset_hash) in one cell")
     return "".join(f"\n{n}\n" for n in notes)
@@ -230,7 +236,7 @@ def _baselines(exps: list[Experiment], out: Path, sections: list[str], stats) ->
         stem = _slug(f"baselines_{ds}_{lang}")
         header, body = render(t, stats)
         md = _write_table(out, stem, header, body)
-        sections.append(f"## {ds} / {lang}: baselines\n\n{md}")
+        sections.append(f"## {ds} / {lang}: baselines\n\n{md}{_footnotes(t)}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]
     return written
 

@@ -18,6 +18,8 @@ Encoder specs:
                               layer: OPTS = pooling=mean|cls|first|last, layers=all|N|A-B|N,M,
                               detok=auto|none|LANG, max_length=N (e.g. hf:xlm-r[cls,layers=0-6])
   st:PATH[OPTS]               a sentence-transformers model with its own pooling (layers=...)
+  Any spec may end in [name=NAME] (or add name=NAME to its OPTS): the encoder's name in the
+  records, as --name; e.g. bov:vectors/fi.vec[name=bov-fasttext].
 
 Layer-wise encoders (hf:, st:) give one record per layer (its "layer" field; 0 = the embedding
 layer); all layers come from one forward pass, are cached per layer, and every layer's

@@ -108,7 +108,7 @@ def run_probe(
 ) -> list[dict[str, Any]]:
     """Probe ``encoder`` (a spec string, an Encoder, or None for baselines only) on every task of
     ``data_dir``; append the records to ``out``; return the records written."""
-    from xprobe.encoders.spec import default_name
+    from xprobe.encoders.spec import default_name, split_display_name
 
     opts = opts or ProbeOptions()
     if opts.threads:
@@ -130,7 +130,8 @@ def run_probe(
     one_class = {ps.file: check_one_class(ps, opts.allow_one_class) for ps in sets}
     dataset = opts.dataset or Path(data_dir).resolve().parent.name
     if isinstance(encoder, str):
-        name = opts.name or default_name(encoder)
+        encoder, shown = split_display_name(encoder)  # the rest uses the plain spec
+        name = opts.name or shown or default_name(encoder)
     else:
         name = opts.name or getattr(encoder, "id", "baseline")
     done = {record_key(r) for r in read_records(out)} if not opts.force else set()

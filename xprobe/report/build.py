@@ -76,7 +76,8 @@ HOW_TO_READ = """\
   accuracy says only how often the probe predicts that class.
 * Relative figures subtract the reference language's accuracy from a language's, per encoder
   pair: a mapped encoder is paired with the encoder it was mapped from (checkpoint metadata),
-  other encoders by name; what could not be paired is listed.
+  other encoders by name, and a bag of vectors over each language's own vectors (`bov-en`,
+  `bov-fi`) by kind (same pooling and casing); what could not be paired is listed.
 * Selectivity (probes run with `--control`) is accuracy minus the accuracy of the same probe on
   a control task whose labels carry no linguistic information (a seeded function of the lexical
   key, or shuffled labels): what the representation, not the probe, contributes. Rows named

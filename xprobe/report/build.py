@@ -43,6 +43,7 @@ from xprobe.files import atomic_write
 from xprobe.report.group import Experiment, group_experiments, setting_label
 from xprobe.report.layers import write_layer_report
 from xprobe.report.notes import data_notes
+from xprobe.report.stats import MIN_TEST
 from xprobe.report.tables import (
     Table,
     baseline_block,
@@ -55,21 +56,26 @@ from xprobe.report.xnli import load_xnli
 
 __all__ = ["HOW_TO_READ", "load_xnli", "table1", "write_report"]
 
-HOW_TO_READ = """\
+HOW_TO_READ = f"""\
 ## How to read this report
 
 * Every number is a test accuracy in %, the mean over seeds of one experiment. Records are
   averaged only over seeds: runs that differ in anything else (training subsample `max_train`,
   grid, protocol, layer, data) appear in separate tables, whose heading states the setting.
 * `[lo, hi]` is a 95% bootstrap interval over the test items (seeds combined); `(b)` marks a
-  binomial (Wilson) interval for records without per-item correctness. `± s (k seeds)` is the
-  standard deviation over k seeds (shown only when k > 1). The `n_test` row gives the number of
-  test items behind each column.
+  binomial (Wilson) interval for records without per-item correctness; `(e)` an exact method,
+  used where a cell (or either side of a difference) has fewer than {MIN_TEST} test items, where
+  the normal approximation and the bootstrap fail: Clopper-Pearson for an accuracy, Newcombe's
+  score interval with Fisher's exact test for a difference between languages, the sign test for
+  one on the same items; such intervals stay within 0-100 (differences within ±100).
+  `± s (k seeds)` is the standard deviation over k seeds (shown only when k > 1). The `n_test`
+  row gives the number of test items behind each column.
 * "Ranks per task" chains encoders best first: `>` where the adjacent difference is
   significant (paired test on the same test items), `≈` where it is not.
 * Relative figures: differences not significant after Holm's correction over the figure's
   cells are hatched (and marked `ns` in the table below the figure); the number of comparisons
-  is stated.
+  is stated. The printed intervals are per comparison (not adjusted), so a cell can show an
+  interval that excludes 0 and still be `ns`: the mark is the corrected verdict.
 * Marks: `†` the test split overlapped training, `*` the task was only partly filled by
   extract (manifest), `‡` one cell holds two experiments on different data (shown side by side),
   `§` the test or validation split holds one class only (probed with `--allow-one-class`): the
@@ -302,9 +308,13 @@ def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
                   diverging=True, sub=sub, hatch=ns)  # fmt: skip
     md = _md(["encoder", *tasks], [[p.label, *row] for p, row in zip(pairs, text, strict=True)])
     sel = relative_selectivity(t, ref, pairs, tasks, stats) + relative_mdl(t, ref, pairs, tasks)
-    return (f"{md}\nDifferences in points with 95% intervals; {m} comparisons, Holm-corrected "
-            f"at α = 0.05: {n_sig} significant (`ns` and hatched cells are not).\n"
-            + sel)  # fmt: skip
+    exact = any("(e)" in c for row in text for c in row)
+    return (f"{md}\nDifferences in points with 95% intervals, each for its own comparison (not "
+            f"adjusted for the {m} comparisons: an interval may exclude 0 in a cell marked `ns`); "
+            f"{m} comparisons, Holm-corrected at α = 0.05: {n_sig} significant (`ns` and "
+            "hatched cells are not)." + (f" `(e)`: fewer than {MIN_TEST} test items on a side: "
+            "Newcombe's score interval and Fisher's exact test on the hit counts instead of the "
+            "normal approximation." if exact else "") + "\n" + sel)  # fmt: skip
 
 
 def _small_n(cell: list[Experiment]) -> str:

@@ -253,7 +253,7 @@ def _cell_mean(cell: list[Experiment]) -> float:
 
 
 def _relative_all(tables, out, reference, sections, stats) -> list[Path]:
-    from xprobe.report.relative import pair_rows, reference_table
+    from xprobe.report.relative import left_out_note, pair_rows, reference_table
 
     multi = _multi(tables)
     written = []
@@ -276,19 +276,9 @@ def _relative_all(tables, out, reference, sections, stats) -> list[Path]:
         body = _relative_figure(t, ref, pairs, out / f"{stem}.png", reference, stats)
         how = "; ".join(f"{p.label}: by {p.how}" for p in pairs)
         sections.append(head + f"![{t.language} relative to {reference}]({stem}.png)\n\n"
-                        f"{body}\nPairs: {how}. {note}{_left_out(t, ref)}")  # fmt: skip
+                        f"{body}\nPairs: {how}. {note}{left_out_note(t, ref)}")  # fmt: skip
         written.append(out / f"{stem}.png")
     return written
-
-
-def _left_out(t: Table, ref: Table) -> str:
-    """A note naming the tasks of either table that the other lacks (e.g. a task the probe did
-    not score in the reference language: X-Probe's English TreeDepth, whose te is a copy of va)."""
-    sides = (([x for x in t.tasks if x not in ref.tasks], ref.language),
-             ([x for x in ref.tasks if x not in t.tasks], t.language))  # fmt: skip
-    notes = [f"{', '.join(x)}: no {lang} result (not probed, or dropped when scoring; see the "
-             "probe's warnings)" for x, lang in sides if x]  # fmt: skip
-    return f"\nLeft out of this figure: {'; '.join(notes)}.\n" if notes else ""
 
 
 def _relative_figure(t, ref, pairs, png, reference, stats) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from xprobe.report.tables import Table
 
-__all__ = ["Pair", "encoder_kind", "pair_rows", "reference_table"]
+__all__ = ["Pair", "encoder_kind", "left_out_note", "pair_rows", "reference_table"]
 
 _BOV_ID = re.compile(r"(bov-[A-Za-z]+):[^:]*:(lc|cased)")
 
@@ -122,3 +122,13 @@ def _why(label: str, name: str, teacher: str | None, ref_lang: str) -> str:
         f"kind; to pair it, probe both with one name: `--name NAME` or `[name=NAME]` in the "
         "encoder spec)"
     )
+
+
+def left_out_note(t: Table, ref: Table) -> str:
+    """A note naming the tasks of either table that the other lacks (e.g. a task the probe did
+    not score in the reference language: X-Probe's English TreeDepth, whose te is a copy of va)."""
+    sides = (([x for x in t.tasks if x not in ref.tasks], ref.language),
+             ([x for x in ref.tasks if x not in t.tasks], t.language))  # fmt: skip
+    notes = [f"{', '.join(x)}: no {lang} result (not probed, or dropped when scoring; see the "
+             "probe's warnings)" for x, lang in sides if x]  # fmt: skip
+    return f"\nLeft out of this figure: {'; '.join(notes)}.\n" if notes else ""

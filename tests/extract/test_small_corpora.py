@@ -256,6 +256,7 @@ def test_auto_windows_follow_the_corpus_size():
     from that size on; the two agree at that size. Hand-computed: 100..5,000 at 20 million
     tokens is 5..250 per million, so 1.5 million tokens give counts 7.5 -> 8 .. 375."""
     from xprobe.extract.windows import resolve_windows
+    from xprobe.tasks.odd_man_out import Params as SomoParams
     from xprobe.tasks.subj_number import Params
 
     small, how = resolve_windows("SubjNum", Params(), 1_500_000)
@@ -268,6 +269,12 @@ def test_auto_windows_follow_the_corpus_size():
     assert (mine.min_freq, mine.max_freq) == (100, 5000) and how["used"] == "absolute"
     forced, how = resolve_windows("SubjNum", Params(), 10**9, "per-million")
     assert (forced.min_freq, forced.max_freq) == (5000, 250_000)
+    # too small for SOMO's scaled 2..20 per million (counts 1..0): auto keeps 40..400
+    kept, how = resolve_windows("SOMO", SomoParams(), 30_000)
+    assert (kept.min_freq, kept.max_freq) == (40, 400) and how["used"] == "absolute"
+    assert "holds no count" in how["why"]
+    with pytest.raises(XProbeError, match=r"SOMO: the frequency window 2\.0\.\.20\.0 per mi"):
+        resolve_windows("SOMO", SomoParams(), 30_000, "per-million")
     with pytest.raises(XProbeError, match="windows must be one of auto, absolute, per-million"):
         resolve_windows("SubjNum", Params(), 10, "relative")
 
@@ -313,7 +320,7 @@ def test_profile_added_by_one_toml_extracts_a_small_treebank(tmp_path):
             assert e["params"]["max_freq"] == 250 * tokens // 10**6
     assert check_probing_dir(tmp_path / "us") == []
     cfg = ExtractConfig(lang="en", out=tmp_path / "en", inputs=inputs, sizes=sizes,
-                        allow_partial=True, progress=False)  # fmt: skip
+                        allow_partial=True, progress=False, windows="absolute")  # fmt: skip
     absolute = extract(cfg)["tasks"]
     assert min(absolute["obj_number"]["written"][s]["total"] for s in SPLITS) == 0
 

@@ -19,7 +19,10 @@ task the mode asked, the one used, why, and the counts):
   corpus of the size it was written for;
 * ``auto`` (the default): ``per-million`` when the corpus has fewer tokens than
   ``windows_tokens``, ``absolute`` from that size on. The two agree at that size (for derived
-  bounds), so the window changes smoothly with the corpus.
+  bounds), so the window changes smoothly with the corpus. On a corpus so small that the scaled
+  window holds no count (SOMO's 2..20 per million below 50,000 tokens) auto keeps the absolute
+  window and says so (a per-million window the parameters give is an error there, as with
+  ``per-million``).
 
 Example::
 
@@ -30,6 +33,7 @@ Example::
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 from typing import Any
 
@@ -38,6 +42,8 @@ from xprobe.errors import XProbeError
 __all__ = ["WINDOW_MODES", "absolute_window", "resolve_all_windows", "resolve_windows"]
 
 WINDOW_MODES = ("auto", "absolute", "per-million")
+
+log = logging.getLogger(__name__)
 
 
 def absolute_window(tokens: int, min_pm: float, max_pm: float) -> tuple[int, int]:
@@ -99,6 +105,14 @@ def resolve_windows(
         return params, how
     min_pm, max_pm, source = _per_million(params)
     low, high = absolute_window(tokens, min_pm, max_pm)
+    if high < low and mode == "auto" and not (params.min_per_million or params.max_per_million):
+        how.update(used="absolute", counts=[params.min_freq, params.max_freq])
+        how["why"] = (
+            f"auto: the scaled window {min_pm}..{max_pm} per million holds no count in "
+            f"{tokens} tokens (counts {low}..{high}); the absolute window is kept"
+        )
+        log.warning("%s: %s", task, how["why"])
+        return params, how
     if high < low:
         raise XProbeError(
             f"{task}: the frequency window {min_pm}..{max_pm} per million ({source}) is counts "

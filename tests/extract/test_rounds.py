@@ -129,3 +129,20 @@ def test_an_interrupted_build_resumes_to_the_same_files(
     a = json.loads((tmp_path / "a-parsed" / ROUNDS_FILE).read_text())["rounds"]
     b = json.loads((tmp_path / "b-parsed" / ROUNDS_FILE).read_text())["rounds"]
     assert [r["asked"] for r in a] == [r["asked"] for r in b]
+
+
+def test_cli_from_text(dump: Path, tiny_model: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from xprobe.cli import main
+
+    out, parsed = tmp_path / "probing", tmp_path / "parsed"
+    argv = ["extract", "--lang", "en", "--out", str(out), "--tasks", "BShift",
+            "--sizes", "20,4,4", "--allow-partial", "--no-progress", "--from-text", str(dump),
+            "--parsed", str(parsed), "--model", str(tiny_model), "--workers", "0",
+            "--shard-size", "10", "--first-round", "10"]  # fmt: skip
+    assert main(argv) == 0
+    man = json.loads((out / "manifest.json").read_text())
+    assert [r["asked"] for r in man["rounds"]["done"]] == [10, 40]
+    capsys.readouterr()
+    both = ["extract", str(dump), "--lang", "en", "--out", str(out), "--from-text", str(dump)]
+    assert main([*both, "--parsed", str(parsed)]) == 2
+    assert "--from-text takes no CoNLL-U inputs" in capsys.readouterr().err

@@ -47,10 +47,12 @@ def test_next_target_grows_or_follows_the_projection() -> None:
     partial = {"partial": True, "yield": {"more_sentences_needed": 1000}}
     full = {"partial": False, "yield": {}}
     m = {"tasks": {"a": partial, "b": full}}
-    # (parsed 100 + needed 1000) x 1.1 = 1210 beats 2 x 100
-    assert next_target(100, 100, m, Rounds(margin=1.1)) == 1210
+    # (parsed 100 + needed 1000) x 1.1 = 1210 beats 2 x 100 (and is below 20 x 100)
+    assert next_target(100, 100, m, Rounds(margin=1.1, max_growth=20.0)) == 1210
     m["tasks"]["a"] = {"partial": True, "yield": {"more_sentences_needed": None}}
     assert next_target(100, 100, m, Rounds(growth=3.0)) == 300  # nothing to project from
+    m["tasks"]["a"] = {"partial": True, "yield": {"more_sentences_needed": 10**9}}
+    assert next_target(100, 100, m, Rounds(max_growth=8.0)) == 800  # starved: capped
 
 
 def test_rounds_stop_when_filled_and_match_one_pass(
@@ -90,8 +92,8 @@ def test_rounds_read_everything_when_the_quota_is_out_of_reach(
     man = build_language(cc, ex_config(out, (5000, 500, 500)), Rounds(first=10))
     last = man["rounds"]["done"][-1]
     assert last["exhausted"] and last["partial"] == ["BShift"] and last["next"] is None
-    # the projection made the second round jump to what the task would need
-    assert man["rounds"]["done"][1]["asked"] > 100
+    # the projection made the second round jump (10 -> 80, the most a round may grow)
+    assert man["rounds"]["done"][1]["asked"] == 80
     entry = man["tasks"]["bigram_shift"]
     assert entry["partial"] and entry["yield"]["more_sentences_needed"] > 0
     # exhausted: the files equal a full corpus pass then extract

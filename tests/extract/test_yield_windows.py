@@ -72,7 +72,7 @@ def test_amounts_and_the_issue_figures() -> None:
     )
     assert line == "CoordInv: 104 of 12,000; about 10.6 million more sentences needed"
     none = projection_line("X", 10, 0, {"more_sentences_needed": None})
-    assert none == "X: 0 of 10; nothing found, so no projection of the text needed"
+    assert none == "X: 0 of 10; nothing found: no rate to project from"
 
 
 def test_the_manifest_records_the_windows_used(tmp_path: Path, corpus: Path) -> None:

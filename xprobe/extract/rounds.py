@@ -6,9 +6,9 @@ writing (:func:`xprobe.extract.pipeline.run_extraction`), and stops when every t
 the input is exhausted (or the ``limit`` is reached); otherwise it parses more and extracts
 again. The next round's size is the larger of ``growth`` x this one and the projection of the
 scarcest partial task (its lines per parsed sentence, times ``margin``; see
-:mod:`xprobe.extract.yields`), rounded up to whole shards. Then the probing folder is written
-once, with a ``rounds`` entry in its manifest (every round: sentences parsed, tasks still
-partial, seconds).
+:mod:`xprobe.extract.yields`) capped at ``max_growth`` x this one, rounded up to whole shards.
+Then the probing folder is written once, with a ``rounds`` entry in its manifest (every round:
+sentences parsed, tasks still partial, seconds).
 
 Every round parses whole shards, so a shard's content never depends on the round it was parsed
 in, and a later round (or a rerun) reuses every shard already parsed.
@@ -66,12 +66,14 @@ ROUNDS_FILE = "rounds.json"
 @dataclass(frozen=True)
 class Rounds:
     """How rounds grow: ``first`` kept sentences, then at least ``growth`` times more per
-    round, or the scarcest partial task's projection x ``margin``; ``limit`` caps the total
-    (None: the whole input)."""
+    round, or the scarcest partial task's projection x ``margin``, but at most ``max_growth``
+    times more (a task starved by rarer ones, 2 lines of 600, projects far beyond what it will
+    need); ``limit`` caps the total (None: the whole input)."""
 
     first: int = 20_000
     growth: float = 2.0
     margin: float = 1.1
+    max_growth: float = 8.0
     limit: int | None = None
 
 
@@ -88,7 +90,7 @@ def next_target(target: int, parsed: int, manifest: dict[str, Any], rounds: Roun
         if e["partial"] and e["yield"].get("more_sentences_needed") is not None
     ]
     projected = math.ceil((parsed + max(needs)) * rounds.margin) if needs else 0
-    return max(grown, projected, target + 1)
+    return max(min(projected, math.ceil(target * rounds.max_growth)), grown, target + 1)
 
 
 def _digest(corpus: CorpusConfig, extract: ExtractConfig, rounds: Rounds) -> str:
@@ -150,8 +152,8 @@ def build_language(
     is ignored (the shards are the inputs). Raises like ``extract`` for an unfilled task
     without ``allow_partial``."""
     rounds = rounds or Rounds()
-    if rounds.first < 1 or rounds.growth <= 1 or rounds.margin < 1:
-        raise XProbeError("rounds need first >= 1, growth > 1 and margin >= 1")
+    if rounds.first < 1 or not 1 < rounds.growth <= rounds.max_growth or rounds.margin < 1:
+        raise XProbeError("rounds need first >= 1, 1 < growth <= max_growth and margin >= 1")
     if rounds.limit is not None and rounds.limit < 1:
         raise XProbeError("the sentence limit of the rounds must be at least 1")
     corpus.out.mkdir(parents=True, exist_ok=True)

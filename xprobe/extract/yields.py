@@ -58,7 +58,7 @@ def projection_line(name: str, asked: int, written: int, entry: dict[str, Any]) 
         return head + (f" ({rate:,.0f} lines per million parsed sentences)" if rate else "")
     need = entry.get("more_sentences_needed")
     if need is None:
-        return head + "; nothing found, so no projection of the text needed"
+        return head + "; nothing found: no rate to project from"
     return head + f"; about {amount(need)} more sentences needed"
 
 

@@ -131,7 +131,8 @@ def _shards_held(parsed_dir: Path, shard_size: int, target: int) -> list[str] | 
 
 def _parse(corpus: CorpusConfig, target: int) -> tuple[list[str], bool]:
     """The shard paths of the first ``target`` kept sentences, and whether the input ended."""
-    held = _shards_held(corpus.out, corpus.shard_size, target)
+    whole = target % corpus.shard_size == 0  # (a limit may cut the last shard)
+    held = _shards_held(corpus.out, corpus.shard_size, target) if whole else None
     if held is not None:
         return held, False
     man = run_corpus(dataclasses.replace(corpus, max_sentences=target))

@@ -64,7 +64,7 @@ def test_rounds_stop_when_filled_and_match_one_pass(
     done = man["rounds"]["done"]
     assert len(done) >= 2 and done[0]["asked"] == 10 and done[0]["partial"] == ["BShift"]
     assert done[-1]["partial"] == [] and done[-1]["next"] is None
-    assert not man["tasks"]["bigram_shift"]["partial"]
+    assert not man["tasks"]["bigram_shift"]["partial"] and man["allow_partial"] is True
     held = json.loads((parsed / "manifest.json").read_text())["counts"]["kept"]
     assert held == done[-1]["asked"] == done[-1]["parsed"]
     whole = run_corpus(config([dump], tmp_path / "whole", tiny_model, shard_size=10))
@@ -148,3 +148,18 @@ def test_cli_from_text(dump: Path, tiny_model: Path, tmp_path: Path, capsys) -> 
     both = ["extract", str(dump), "--lang", "en", "--out", str(out), "--from-text", str(dump)]
     assert main([*both, "--parsed", str(parsed)]) == 2
     assert "--from-text takes no CoNLL-U inputs" in capsys.readouterr().err
+
+
+def test_without_allow_partial_an_unfilled_build_is_an_error(
+    dump: Path, tiny_model: Path, tmp_path: Path
+) -> None:
+    from xprobe.errors import XProbeError
+
+    cc = config([dump], tmp_path / "parsed", tiny_model, shard_size=10)
+    strict = ExtractConfig(lang="en", out=tmp_path / "p", inputs=[], tasks=["BShift"],
+                           sizes=(5000, 500, 500))  # fmt: skip
+    with pytest.raises(XProbeError, match=r"cannot fill BShift"):
+        build_language(cc, strict, Rounds(first=10))
+    assert not (tmp_path / "p" / "manifest.json").exists()
+    filled = ExtractConfig(**{**strict.__dict__, "sizes": (20, 4, 4)})
+    assert build_language(cc, filled, Rounds(first=10))["allow_partial"] is False

@@ -192,6 +192,7 @@ def _one_round(
     t1 = time.perf_counter()
     ex = run_extraction(dataclasses.replace(extract, inputs=paths, allow_partial=True))
     ex.config = dataclasses.replace(extract, inputs=paths)  # written with the caller's settings
+    ex.manifest["allow_partial"] = extract.allow_partial
     parsed = ex.manifest["reader"]["sentences"]
     at_limit = rounds.limit is not None and target >= rounds.limit
     more = None

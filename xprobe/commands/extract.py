@@ -267,7 +267,18 @@ def run(args: argparse.Namespace) -> int:
         progress=args.progress,
         windows=args.windows,
     )
-    manifest = _build_from_text(args, config) if args.from_text else extract(config)
+    if args.from_text:
+        from xprobe.corpus.stopping import Stopped, stop_on_signals
+
+        try:
+            with stop_on_signals():
+                manifest = _build_from_text(args, config)
+        except Stopped as e:
+            log.error("stopped by %s; the shards parsed so far are kept in %s: resume with the "
+                      "same command", e, args.parsed)  # fmt: skip
+            return e.exit_status
+    else:
+        manifest = extract(config)
     partial = [t for t, e in manifest["tasks"].items() if e["partial"]]
     log.info(
         "wrote %d task file(s) to %s%s",

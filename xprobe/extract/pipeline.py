@@ -4,7 +4,9 @@ Two passes over the input (one file or many, plain or gzipped):
 
 1. frequency pass (:func:`xprobe.extract.scan.count_corpus`): surface-form counts, (form, UPOS)
    counts, and adjacent-form bigram counts when a selected task needs them; then every task's
-   ``prepare``. The sentences of ``min_tokens``..``max_tokens`` surface tokens go, checked and
+   ``prepare``. A sentence whose tokens repeat an earlier one's is one source sentence: the
+   first occurrence is used, the repeats are neither counted nor offered (``corpus.duplicates``
+   in the manifest). The sentences of ``min_tokens``..``max_tokens`` surface tokens go, checked and
    split into columns, to a temporary file (:class:`xprobe.extract.scan.SentenceCache`);
 2. selection pass, over that file: each of those sentences, none with white space inside a
    token, is offered to every task; candidates go to bounded, seeded pools
@@ -193,6 +195,7 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
             with _progress(config, "extract pass 1/2 (frequencies)") as bar:
                 bigrams = any(s.uses_bigrams for s in specs)
                 stats, read = count_corpus(paths, bigrams, config.on_error, read, bar, names, cache)
+            _note_duplicates(stats)
             runs = _prepare_runs(specs, profile, params, stats, config)
             # the tables and indexes, from now on outside the collector's generations (frozen
             # before it is back on, or its first collection would walk them all)
@@ -217,6 +220,19 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
             " (partial)" if res.partial else "",
         )
     return manifest
+
+
+def _note_duplicates(stats: CorpusStats) -> None:
+    if stats.duplicates:
+        log.info(
+            "%d sentences repeat an earlier one's tokens: the first occurrence is used, "
+            "the repeats are not counted (manifest: corpus.duplicates)",
+            stats.duplicates,
+        )
+    if stats.dedup_saturated:
+        log.warning(
+            "the table of sentences seen is full: repeats of later sentences were not detected"
+        )
 
 
 @contextlib.contextmanager
@@ -357,7 +373,7 @@ def _manifest(
     inputs: list[dict[str, str]],
 ) -> dict[str, Any]:
     tasks = {
-        r.run.spec.file: task_manifest(r, read.sentences, _jsonable(params[r.run.spec.file]))
+        r.run.spec.file: task_manifest(r, stats.sentences, _jsonable(params[r.run.spec.file]))
         for r in results
     }
     return {
@@ -372,6 +388,7 @@ def _manifest(
         "reader": {"on_error": config.on_error, **read.as_dict()},
         "corpus": {
             "sentences": stats.sentences,
+            "duplicates": stats.duplicates,
             "tokens": stats.tokens,
             "forms": len(stats.forms),
             "bigrams": len(stats.bigrams),

@@ -56,8 +56,10 @@ class CorpusStats:
     forms: Counter[str] = field(default_factory=Counter)
     bigrams: Counter[tuple[str, str]] = field(default_factory=Counter)
     upos: dict[str, Counter[str]] = field(default_factory=dict)  # form -> UPOS counts
-    sentences: int = 0
+    sentences: int = 0  # distinct sentences (a repeated token sequence counts once)
     tokens: int = 0  # surface tokens of the whole corpus (relative frequency windows)
+    duplicates: int = 0  # sentences that repeat an earlier one's tokens: not counted, not used
+    dedup_saturated: bool = False  # the table of sentences seen was full: later repeats missed
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from typing import IO
 
 from xprobe.corpus.filters import DedupTable
 from xprobe.errors import InputError, XProbeError
-from xprobe.tasks.base import CorpusStats
+from xprobe.tasks.base import CorpusStats, sequence_hash
 from xprobe.ud import (
     MultiwordToken,
     ReadStats,
@@ -313,7 +313,9 @@ def count_corpus(
     ``progress`` is a tqdm-like object with ``update(n)`` (or None); ``names`` are the sources
     as error messages should name them (default: the paths); ``cache`` receives the sentences
     of its length range. A sentence with the same tokens as an earlier one is skipped (counted
-    in ``stats.duplicates``): the first occurrence is the source sentence.
+    in ``stats.duplicates``): the first occurrence is the source sentence. ``stats.attested``
+    holds the case-folded token sequences of the sentences kept in ``cache`` (all of them
+    without one): a perturbation has its sentence's length, so only these can match it.
     Raises :class:`InputError` on a malformed sentence unless ``on_error == "skip"``.
     """
     read = read if read is not None else ReadStats()
@@ -321,6 +323,7 @@ def count_corpus(
     grams: Counter[tuple[str, str]] = Counter()
     lo, hi = (cache.lo, cache.hi) if cache is not None else (1, 0)  # (1, 0): keep none
     seen = DedupTable()  # 64-bit hashes of the token sequences read (first occurrence wins)
+    originals = DedupTable()  # case-folded ones that the tasks see (CorpusStats.attested)
     duplicates = 0
     pending = 0
     for fi, (path, name) in enumerate(zip(paths, names or paths, strict=True)):
@@ -337,6 +340,8 @@ def count_corpus(
             if not seen.add(_sequence_digest(f)):
                 duplicates += 1  # the same tokens as an earlier sentence: one source sentence
                 continue
+            if record is not None or cache is None:
+                originals.add(sequence_hash(f))
             if record is not None:
                 cache.put(record)  # type: ignore[union-attr]
             pairs.update(zip(f, u, strict=True))
@@ -357,7 +362,8 @@ def count_corpus(
     stats = CorpusStats(forms=forms, bigrams=grams, upos=upos)
     stats.sentences = read.sentences - duplicates
     stats.duplicates = duplicates
-    stats.dedup_saturated = seen.saturated
+    stats.dedup_saturated = seen.saturated or originals.saturated
+    stats.attested = originals
     stats.tokens = sum(forms.values())
     return stats, read
 

@@ -3,7 +3,8 @@
 A local model directory's revision is the SHA-256 of the files that decide its output (config,
 weights, tokenizer files, sentence-transformers module configs), so editing any of them changes
 the encoder's id and the embedding cache never serves stale vectors. A model loaded by hub name
-uses the commit hash the hub cache recorded. Without hub access a hub name fails with one line.
+uses the commit hash the hub cache recorded. Without hub access a hub name fails with one line;
+so does a local model whose weights file is damaged or unsafe (:mod:`xprobe.encoders.hfweights`).
 
 ``transformers`` and ``sentence-transformers`` are imported here, late: they are the optional
 ``xprobe[hf]`` extra.
@@ -117,7 +118,15 @@ def load_model(kind: str, path: str, device: str) -> LoadedModel:
             tok = AutoTokenizer.from_pretrained(src, local_files_only=only_local)
             model = AutoModel.from_pretrained(src, local_files_only=only_local)
             st = None
-    except (OSError, ValueError, RuntimeError) as e:
+    except Exception as e:
+        if local:
+            from xprobe.encoders.hfweights import weights_problem
+
+            problem = weights_problem(src)
+            if problem is not None:
+                raise XProbeError(f"{kind}:{path}: {problem}") from None
+        if not isinstance(e, (OSError, ValueError, RuntimeError)):
+            raise
         first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
         if not local:
             raise XProbeError(

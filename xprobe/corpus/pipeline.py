@@ -143,6 +143,7 @@ def _shards(front: _Front, size: int) -> Iterator[list[list[str]]]:
 def _settings(config: CorpusConfig, profile: LanguageProfile, model: Path) -> dict[str, Any]:
     return {
         "language": profile.code,
+        "variant": profile.variant,
         "inputs": [input_fingerprint(p) for p in config.inputs],
         "model": {"file": model.name, "sha256": sha256_file(model)},
         "segmenter": profile.segmenter,

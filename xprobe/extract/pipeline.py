@@ -379,6 +379,7 @@ def _manifest(
     return {
         "xprobe_version": __version__,
         "language": profile.code,
+        "variant": profile.variant,
         "seed": config.seed,
         "sizes": {"tr": config.sizes[0], "va": config.sizes[1], "te": config.sizes[2]},
         "exclusive": config.exclusive,

@@ -331,7 +331,7 @@ class _Context:
         if u.classifier not in BASELINES:
             if u.ps.file not in self._coverage:
                 self._coverage[u.ps.file] = cov = vocab_coverage(self.encoder, u.ps)
-                warn_low_coverage(cov, self.name, u.ps)
+                warn_low_coverage(cov, self.name, u.ps, getattr(self.encoder, "vectors", None))
             if self._coverage[u.ps.file] is not None:
                 fields["vocab_coverage"] = self._coverage[u.ps.file]
         return fields

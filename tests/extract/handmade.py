@@ -36,3 +36,17 @@ def subject_sentence(subj: str, number: str, verb: str, rest: Sequence[str]) -> 
     words += [(w, "NOUN", "Number=Sing", 3, "obj") for w in rest]
     words.append((".", "PUNCT", "_", 3, "punct"))
     return words
+
+
+NOUNS = ("cattle", "grain", "bread", "cake", "fence", "wall", "valley", "town", "essay", "test")
+
+
+def short_and_long(path: Path, n: int = 16) -> Path:
+    """``n`` subject sentences ``s0``..: the first half short (5..8 tokens), the second half
+    long (13..16 tokens)."""
+    sents = []
+    for i in range(n):
+        k = 1 + i % 4 if i < n // 2 else 9 + i % 4
+        rest = [NOUNS[(i + j) % len(NOUNS)] for j in range(k)]
+        sents.append((f"s{i}", subject_sentence(f"farmer{i}", "Sing", "sold", rest)))
+    return write(path, sents)

@@ -7,23 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.extract.handmade import subject_sentence, write
+from tests.extract.handmade import short_and_long
 from xprobe.cli import main
 from xprobe.languages import load_profile
 from xprobe.probe.datasets import dir_language
 
-NOUNS = "cattle grain bread cake fence wall valley town essay test ball cat milk tea rice corn"
-
 
 def fixture(tmp_path: Path) -> Path:
-    """Eight short (5..8 tokens) and eight long (13..16 tokens) sentences."""
-    nouns = NOUNS.split()
-    sents = []
-    for i in range(16):
-        n = 1 + i % 4 if i < 8 else 9 + i % 4
-        rest = [nouns[(i + k) % len(nouns)] for k in range(n)]
-        sents.append((f"s{i}", subject_sentence(f"farmer{i}", "Sing", "sold", rest)))
-    return write(tmp_path / "v.conllu", sents)
+    return short_and_long(tmp_path / "v.conllu")
 
 
 def test_variant_profile_records_language_and_variant() -> None:

@@ -44,6 +44,7 @@ from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract.select import TaskResult, TaskRun, resolve
+from xprobe.extract.starved import annotate, exclusivity_notes, partial_note
 from xprobe.extract.windows import resolve_windows
 from xprobe.extract.write import PROVENANCE_COLUMNS, task_manifest, write_outputs
 from xprobe.files import sha256_file
@@ -202,6 +203,7 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
             gc.freeze()
         counts = _selection_pass(cache, names, runs, config)
         results = resolve(runs, config.exclusive)
+        notes = exclusivity_notes(results) if config.exclusive else {}
         results = _top_up(cache, names, results, config)
         _raise_unfilled(results, config)
         inputs = [
@@ -209,16 +211,13 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
             for given, p in zip(config.inputs, paths, strict=True)
         ]
     manifest = _manifest(config, profile, results, params, read, stats, counts, inputs)
+    annotate(manifest, results, notes)
     write_outputs(
         out, results, manifest, list(config.inputs), config.seed, profile.code, config.provenance
     )
     for res in results:
-        log.info(
-            "%s: %d lines%s",
-            res.run.spec.name,
-            sum(map(len, res.picked)),
-            " (partial)" if res.partial else "",
-        )
+        level, why = partial_note(res, notes)
+        log.log(level, "%s: %d lines%s", res.run.spec.name, sum(map(len, res.picked)), why)
     return manifest
 
 

@@ -35,6 +35,7 @@ from xprobe.probe.checks import check_finite, check_npy, check_sets
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.coverage import vocab_coverage, warn_low_coverage
 from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
+from xprobe.probe.design import warn_few_per_class
 from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
 from xprobe.probe.provenance import encoder_fields, partial_tasks
 from xprobe.probe.records import append_records, pack_correct, read_records, record_key
@@ -166,6 +167,7 @@ class _Context:
         self.provenance: tuple[dict[str, str], set[str]] = ({}, set())
         self._emb: dict[tuple[str, str], dict] = {}
         self._coverage: dict[str, dict[str, int] | None] = {}
+        self._capped: set[str] = set()  # tasks whose --max-train cap was checked
 
     def forget(self) -> None:
         self._emb.clear()
@@ -257,6 +259,10 @@ class _Context:
         return self._emb[key]
 
     def run_unit(self, u: _Unit) -> list[dict[str, Any]]:
+        if u.ps.file not in self._capped:
+            self._capped.add(u.ps.file)
+            where = f"{u.ps.task} ({u.ps.language})"
+            warn_few_per_class(u.ps.y("tr"), self.opts.max_train, where)
         ps, idx = _subsample(u.ps, self.opts.max_train, u.seed)
         log.info("%s %s/%s %s seed %d", self.name, ps.language, ps.task, u.classifier, u.seed)
         if u.classifier in BASELINES:

@@ -39,7 +39,7 @@ from typing import Any
 
 from xprobe import __version__
 from xprobe.errors import XProbeError
-from xprobe.extract.check import check_probing_dir
+from xprobe.extract.check import check_probing_dir, small_test_splits
 from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
@@ -212,12 +212,16 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
         ]
     manifest = _manifest(config, profile, results, params, read, stats, counts, inputs)
     annotate(manifest, results, notes)
+    if small := small_test_splits(manifest):
+        manifest["warnings"] = small
     write_outputs(
         out, results, manifest, list(config.inputs), config.seed, profile.code, config.provenance
     )
     for res in results:
         level, why = partial_note(res, notes)
         log.log(level, "%s: %d lines%s", res.run.spec.name, sum(map(len, res.picked)), why)
+    for line in small:
+        log.warning("%s", line)
     return manifest
 
 

@@ -5,6 +5,10 @@ unknown key is an error that lists the valid ones, so a typo never silently fall
 default. Per-task parameters live under ``[tasks.<task file name>]`` and are validated against the
 task's own parameter dataclass by :func:`xprobe.tasks.resolve_params`.
 
+A profile may be a *variant* of a language (``languages/en_US.toml``: ``code = "en"``,
+``variant = "en_US"``): it is loaded by its variant name and recorded as its language, with the
+variant alongside.
+
 Search order for a profile named ``de``: a path ending in ``.toml`` is read as is; otherwise
 ``$XPROBE_LANGUAGES/de.toml``, then the ``languages/`` folder of this repository.
 """
@@ -38,8 +42,12 @@ class ProfileError(XProbeError):
 class LanguageProfile:
     """A language as xprobe needs to know it. Field comments are the TOML documentation."""
 
-    code: str  # ISO 639-1 code, the file name: "de"
+    code: str  # the language's ISO 639-1 code, recorded as the language: "de"
     name: str  # "German"
+    # a variant of the language's settings: the profile's own name, its file name ("en_US" for
+    # English with small-corpus settings, code "en"); "" for the language's main profile.
+    # Manifests record it next to the language, so results compare as the language's.
+    variant: str = ""
     # --- corpus stage
     udpipe_model: str = ""  # UDPipe 1 model file name, e.g. "german-gsd-ud-2.5-191206.udpipe"
     moses_lang: str = "en"  # sacremoses language code; "en" where Moses has no rules

@@ -309,7 +309,7 @@ def test_profile_added_by_one_toml_extracts_a_small_treebank(tmp_path):
     cfg = ExtractConfig(lang="en_US", out=tmp_path / "us", inputs=inputs, sizes=sizes,
                         allow_partial=True, progress=False)  # fmt: skip
     m = extract(cfg)
-    assert m["language"] == "en_US" and len(m["tasks"]) == 9
+    assert (m["language"], m["variant"]) == ("en", "en_US") and len(m["tasks"]) == 9
     tokens = m["corpus"]["tokens"]
     for file, e in m["tasks"].items():
         assert all(e["written"][s]["total"] > 0 for s in SPLITS), (file, e["written"])

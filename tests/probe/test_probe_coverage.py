@@ -187,3 +187,29 @@ def test_input_fields_do_not_split_a_stability_study():
     }
     assert study_key(a) == study_key(b)
     assert study_key(a) != study_key({**b, "language": "de"})
+
+
+def test_bov_low_coverage_warning_names_the_vector_file_not_vocab_from(tmp_path, caplog):
+    """Issue 23: ``train-nli --vocab-from`` does not apply to a bag of vectors; its words are
+    missing from the vector file itself."""
+    d = _folder(tmp_path, _coverage_lines())
+    _vec(tmp_path / "v.vec", WORDS)  # no vector for x0..x3
+    with caplog.at_level(logging.WARNING):
+        run_probe(f"bov:{tmp_path / 'v.vec'}", d, tmp_path / "r.jsonl",
+                  _opts(tmp_path, classifiers=("lr",)))  # fmt: skip
+    warned = [r.message for r in caplog.records if "of tokens" in r.message]
+    assert len(warned) == 1
+    assert "vocab-from" not in warned[0] and "train" not in warned[0], warned[0]
+    assert str(tmp_path / "v.vec") in warned[0]
+
+
+def test_trained_encoder_low_coverage_warning_suggests_vocab_from(tmp_path, caplog):
+    from xprobe.encoders.vectors import WordVectors
+    from xprobe.probe.coverage import warn_low_coverage
+
+    ps = load_probing_dir(_folder(tmp_path, _coverage_lines()))[0]
+    saved = WordVectors(["w0"], np.zeros((1, 3), np.float32), source="m/vectors.npy", saved=True)
+    with caplog.at_level(logging.WARNING):
+        warn_low_coverage({"tokens": 10, "tokens_found": 5, "types": 4, "types_found": 2},
+                          "en-bilstm-max", ps, saved)  # fmt: skip
+    assert "--vocab-from" in caplog.records[-1].message

@@ -84,6 +84,18 @@ class DedupTable:
                 i = (i + 1) & mask
             table[i] = v
 
+    def __contains__(self, h: object) -> bool:
+        if not isinstance(h, int):
+            return False
+        h = (h & 0xFFFFFFFFFFFFFFFF) or 1
+        table, mask = self._table, self._mask
+        i = h & mask
+        while v := int(table[i]):
+            if v == h:
+                return True
+            i = (i + 1) & mask
+        return False
+
     def add(self, h: int) -> bool:
         h = (h & 0xFFFFFFFFFFFFFFFF) or 1  # 0 marks an empty slot
         table, mask = self._table, self._mask

@@ -141,8 +141,11 @@ def _shards(front: _Front, size: int) -> Iterator[list[list[str]]]:
 
 
 def _settings(config: CorpusConfig, profile: LanguageProfile, model: Path) -> dict[str, Any]:
+    # the variant only when there is one: a corpus begun before variants existed still resumes
+    variant = {"variant": profile.variant} if profile.variant else {}
     return {
         "language": profile.code,
+        **variant,
         "inputs": [input_fingerprint(p) for p in config.inputs],
         "model": {"file": model.name, "sha256": sha256_file(model)},
         "segmenter": profile.segmenter,

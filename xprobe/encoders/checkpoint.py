@@ -149,6 +149,7 @@ def load_encoder(path: str | os.PathLike[str], device: str = "cpu") -> NeuralEnc
         lowercase=bool(v.get("lowercase", False)),
         source=str(directory / VECTORS),
         fingerprint=str(v.get("fingerprint", "")),
+        saved=True,
     )
     arch = enc_cfg["arch"]
     sizes = {k: enc_cfg[k] for k in DEFAULTS[arch] if k in enc_cfg}

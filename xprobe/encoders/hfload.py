@@ -3,7 +3,8 @@
 A local model directory's revision is the SHA-256 of the files that decide its output (config,
 weights, tokenizer files, sentence-transformers module configs), so editing any of them changes
 the encoder's id and the embedding cache never serves stale vectors. A model loaded by hub name
-uses the commit hash the hub cache recorded. Without hub access a hub name fails with one line.
+uses the commit hash the hub cache recorded. Without hub access a hub name fails with one line;
+so does a local model whose weights file is damaged or unsafe (:mod:`xprobe.encoders.hfweights`).
 
 ``transformers`` and ``sentence-transformers`` are imported here, late: they are the optional
 ``xprobe[hf]`` extra.
@@ -11,9 +12,12 @@ uses the commit hash the hub cache recorded. Without hub access a hub name fails
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -106,18 +110,17 @@ def load_model(kind: str, path: str, device: str) -> LoadedModel:
     # a hub name: the local hub cache first; the network only when the hub answers at all
     only_local = local or _offline() or not _hub_reachable()
     try:
-        if kind == "st":
-            from sentence_transformers import SentenceTransformer
+        with _bars_on_terminal_only():
+            model, tok, st = _from_pretrained(kind, src, device, only_local)
+    except Exception as e:
+        if local:
+            from xprobe.encoders.hfweights import weights_problem
 
-            st = SentenceTransformer(src, device=device, local_files_only=only_local)
-            model, tok = st[0].auto_model, st[0].tokenizer
-        else:
-            from transformers import AutoModel, AutoTokenizer
-
-            tok = AutoTokenizer.from_pretrained(src, local_files_only=only_local)
-            model = AutoModel.from_pretrained(src, local_files_only=only_local)
-            st = None
-    except (OSError, ValueError, RuntimeError) as e:
+            problem = weights_problem(src)
+            if problem is not None:
+                raise XProbeError(f"{kind}:{path}: {problem}") from None
+        if not isinstance(e, (OSError, ValueError, RuntimeError)):
+            raise
         first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
         if not local:
             raise XProbeError(
@@ -128,6 +131,35 @@ def load_model(kind: str, path: str, device: str) -> LoadedModel:
     name = _display_name(Path(src)) if local else path
     revision = local_revision(src) if local else str(getattr(model.config, "_commit_hash", None))
     return LoadedModel(kind, name, revision, model, tok, st)
+
+
+def _from_pretrained(kind: str, src: str, device: str, only_local: bool) -> tuple[Any, Any, Any]:
+    """(model, tokenizer, SentenceTransformer or None)."""
+    if kind == "st":
+        from sentence_transformers import SentenceTransformer
+
+        st = SentenceTransformer(src, device=device, local_files_only=only_local)
+        return st[0].auto_model, st[0].tokenizer, st
+    from transformers import AutoModel, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(src, local_files_only=only_local)
+    return AutoModel.from_pretrained(src, local_files_only=only_local), tok, None
+
+
+@contextlib.contextmanager
+def _bars_on_terminal_only() -> Iterator[None]:
+    """transformers' own progress bars ("Loading weights") only when stderr is a terminal: a
+    log file or a pipe gets none. Put back as they were on exit."""
+    from transformers.utils import logging as hf_logging
+
+    if sys.stderr.isatty() or not hf_logging.is_progress_bar_enabled():
+        yield
+        return
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.enable_progress_bar()
 
 
 def _hub_reachable(timeout: float = 3.0) -> bool:

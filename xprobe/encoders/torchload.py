@@ -26,7 +26,7 @@ __all__ = ["load_error_line"]
 _ADVICE = re.compile(
     r"weights_only|trusted source|arbitrary code|Re-running|Check the documentation|"
     r"you have two options|do those steps only|internal miniz error|If you are seeing this error|"
-    r"This can happen if",
+    r"This can happen if|safe_globals|allowlist|if you trust",
     re.IGNORECASE,
 )
 _MAX = 300

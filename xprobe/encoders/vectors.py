@@ -51,6 +51,9 @@ class WordVectors:
     source: str = ""
     fingerprint: str = ""
     subword_model: object | None = field(default=None, repr=False)  # fasttext model for OOV
+    # the table an encoder saved with its weights (its training vocabulary, which
+    # ``train-nli --vocab-from`` extends), not a vector file read for the words asked
+    saved: bool = False
     index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from xprobe.extract.leftovers import find_leftovers, owner_alive
 
-__all__ = ["MIN_USEFUL", "check_probing_dir"]
+__all__ = ["MIN_USEFUL", "check_probing_dir", "small_test_splits"]
 
 SPLITS = ("tr", "va", "te")
 MIN_USEFUL = 100  # lines a split needs to be worth probing on (see _usefulness)
@@ -166,6 +166,25 @@ def _usefulness(path: Path, entry: dict[str, Any]) -> list[str]:
             out.append(
                 f"{path}: {split} has {total} lines for {k} classes, below a useful size "
                 f"({max(MIN_USEFUL, 2 * k)}): accuracies on it are mostly noise"
+            )
+    return out
+
+
+def small_test_splits(manifest: dict[str, Any]) -> list[str]:
+    """One line per task whose test split was asked for but holds fewer than a useful number
+    of lines (:data:`MIN_USEFUL`, or two per class): what ``extract`` warns about as it ends."""
+    out = []
+    for entry in manifest.get("tasks", {}).values():
+        asked = entry.get("sizes", {}).get("te", 0)
+        total = (entry.get("written", {}).get("te") or {}).get("total", 0)
+        k = len(entry.get("labels", []))
+        need = max(MIN_USEFUL, 2 * k)
+        if asked and total < min(need, asked):
+            out.append(
+                f"{entry.get('task')}: only {total} test lines ({asked} asked) for {k} classes; "
+                f"fewer than {need} make its accuracy mostly noise: give --sizes that this "
+                f"corpus can fill with at least {need} test lines per task (a treebank holds "
+                "far fewer sentences than the defaults ask), or use a larger corpus"
             )
     return out
 

@@ -4,7 +4,9 @@ Two passes over the input (one file or many, plain or gzipped):
 
 1. frequency pass (:func:`xprobe.extract.scan.count_corpus`): surface-form counts, (form, UPOS)
    counts, and adjacent-form bigram counts when a selected task needs them; then every task's
-   ``prepare``. The sentences of ``min_tokens``..``max_tokens`` surface tokens go, checked and
+   ``prepare``. A sentence whose tokens repeat an earlier one's is one source sentence: the
+   first occurrence is used, the repeats are neither counted nor offered (``corpus.duplicates``
+   in the manifest). The sentences of ``min_tokens``..``max_tokens`` surface tokens go, checked and
    split into columns, to a temporary file (:class:`xprobe.extract.scan.SentenceCache`);
 2. selection pass, over that file: each of those sentences, none with white space inside a
    token, is offered to every task; candidates go to bounded, seeded pools
@@ -37,11 +39,12 @@ from typing import Any
 
 from xprobe import __version__
 from xprobe.errors import XProbeError
-from xprobe.extract.check import check_probing_dir
+from xprobe.extract.check import check_probing_dir, small_test_splits
 from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract.select import TaskResult, TaskRun, resolve
+from xprobe.extract.starved import annotate, exclusivity_notes, partial_note
 from xprobe.extract.windows import WINDOW_MODES, resolve_all_windows
 from xprobe.extract.write import (
     PROVENANCE_COLUMNS,
@@ -192,6 +195,7 @@ class Extraction:
     lang: str
     results: list[TaskResult]
     manifest: dict[str, Any]
+    notes: dict[str, Any] = field(default_factory=dict)  # exclusivity notes (starved.py)
 
     @property
     def partial(self) -> list[str]:
@@ -204,6 +208,11 @@ class Extraction:
         raise_unfilled(self.results, c.allow_partial, c.exclusive)
         out, inputs = Path(c.out), list(c.inputs)
         write_outputs(out, self.results, self.manifest, inputs, c.seed, self.lang, c.provenance)
+        for res in self.results:
+            level, why = partial_note(res, self.notes)
+            log.log(level, "%s: %d lines%s", res.run.spec.name, sum(map(len, res.picked)), why)
+        for line in self.manifest.get("warnings", []):
+            log.warning("%s", line)
         for line in yield_lines(self.manifest):
             log.info("%s", line)
         return self.manifest
@@ -237,6 +246,7 @@ def run_extraction(config: ExtractConfig) -> Extraction:
             with _progress(config, "extract pass 1/2 (frequencies)") as bar:
                 bigrams = any(s.uses_bigrams for s in specs)
                 stats, read = count_corpus(paths, bigrams, config.on_error, read, bar, names, cache)
+            _note_duplicates(stats)
             windows = resolve_all_windows(specs, params, stats.tokens, config.windows)
             runs = _prepare_runs(specs, profile, params, stats, config)
             # the tables and indexes, from now on outside the collector's generations (frozen
@@ -244,6 +254,7 @@ def run_extraction(config: ExtractConfig) -> Extraction:
             gc.freeze()
         counts = _selection_pass(cache, names, runs, config)
         results = resolve(runs, config.exclusive)
+        notes = exclusivity_notes(results) if config.exclusive else {}
         results = _top_up(cache, names, results, config)
         inputs = [
             {"path": given, "sha256": sha256_file(p)}
@@ -252,7 +263,23 @@ def run_extraction(config: ExtractConfig) -> Extraction:
     manifest = _manifest(config, profile, results, params, read, stats, counts, inputs)
     for file, how in windows.items():
         manifest["tasks"][file]["windows"] = how
-    return Extraction(config, profile.code, results, manifest)
+    annotate(manifest, results, notes)
+    if small := small_test_splits(manifest):
+        manifest["warnings"] = small
+    return Extraction(config, profile.code, results, manifest, notes)
+
+
+def _note_duplicates(stats: CorpusStats) -> None:
+    if stats.duplicates:
+        log.info(
+            "%d sentences repeat an earlier one's tokens: the first occurrence is used, "
+            "the repeats are not counted (manifest: corpus.duplicates)",
+            stats.duplicates,
+        )
+    if stats.dedup_saturated:
+        log.warning(
+            "the table of sentences seen is full: repeats of later sentences were not detected"
+        )
 
 
 @contextlib.contextmanager
@@ -364,7 +391,7 @@ def _manifest(
     inputs: list[dict[str, str]],
 ) -> dict[str, Any]:
     tasks = {
-        r.run.spec.file: task_manifest(r, read.sentences, _jsonable(params[r.run.spec.file]))
+        r.run.spec.file: task_manifest(r, stats.sentences, _jsonable(params[r.run.spec.file]))
         for r in results
     }
     for entry in tasks.values():
@@ -377,6 +404,7 @@ def _manifest(
     return {
         "xprobe_version": __version__,
         "language": profile.code,
+        "variant": profile.variant,
         "seed": config.seed,
         "sizes": {"tr": config.sizes[0], "va": config.sizes[1], "te": config.sizes[2]},
         "exclusive": config.exclusive,
@@ -387,6 +415,7 @@ def _manifest(
         "reader": {"on_error": config.on_error, **read.as_dict()},
         "corpus": {
             "sentences": stats.sentences,
+            "duplicates": stats.duplicates,
             "tokens": stats.tokens,
             "forms": len(stats.forms),
             "bigrams": len(stats.bigrams),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import marshal
 import os
 import re
@@ -35,8 +36,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import IO
 
+from xprobe.corpus.filters import DedupTable
 from xprobe.errors import InputError, XProbeError
-from xprobe.tasks.base import CorpusStats
+from xprobe.tasks.base import CorpusStats, sequence_hash
 from xprobe.ud import (
     MultiwordToken,
     ReadStats,
@@ -310,45 +312,41 @@ def count_corpus(
 
     ``progress`` is a tqdm-like object with ``update(n)`` (or None); ``names`` are the sources
     as error messages should name them (default: the paths); ``cache`` receives the sentences
-    of its length range.
+    of its length range. A sentence with the same tokens as an earlier one is skipped (counted
+    in ``stats.duplicates``): the first occurrence is the source sentence. ``stats.attested``
+    holds the case-folded token sequences of the sentences kept in ``cache`` (all of them
+    without one): a perturbation has its sentence's length, so only these can match it.
     Raises :class:`InputError` on a malformed sentence unless ``on_error == "skip"``.
     """
     read = read if read is not None else ReadStats()
     pairs: Counter[tuple[str, str]] = Counter()  # (form, UPOS); the form counts are summed
     grams: Counter[tuple[str, str]] = Counter()
     lo, hi = (cache.lo, cache.hi) if cache is not None else (1, 0)  # (1, 0): keep none
+    seen = DedupTable()  # 64-bit hashes of the token sequences read (first occurrence wins)
+    originals = DedupTable()  # case-folded ones that the tasks see (CorpusStats.attested)
+    duplicates = 0
     pending = 0
     for fi, (path, name) in enumerate(zip(paths, names or paths, strict=True)):
         for start, block in iter_blocks(path):
-            got = simple_cells(block)
-            if got is not None:
-                c, cells, heads, multi = got
-                f, u = _surface(cells, multi)
-                if lo <= len(f) <= hi:
-                    ranges = tuple((m.start, m.end, m.form, m.misc) for m in multi) if multi else ()
-                    cache.put((fi, start, tuple(block[:c]), cells, heads, ranges))  # type: ignore[union-attr]
-            else:
-                res = _fast_surface(block)
-                if res is None:
-                    try:
-                        sent = parse_block(block, start, name)
-                    except InputError as e:
-                        if on_error == "raise":
-                            raise
-                        read.note_skip(e)
-                        continue
-                    res = (list(sent.tokens), sentence_surface_upos(sent))
-                f, u = res
-                if lo <= len(f) <= hi:
-                    cache.put((fi, start, block))  # type: ignore[union-attr]
-            read.sentences += 1
-            pairs.update(zip(f, u, strict=True))
-            if bigrams:
-                grams.update(pairwise(f))
             pending += 1
             if pending == 1000 and progress is not None:
                 progress.update(pending)  # type: ignore[attr-defined]
                 pending = 0
+            got = _read_block(block, start, name, on_error, read, lo, hi, fi)
+            if got is None:
+                continue
+            f, u, record = got
+            read.sentences += 1
+            if not seen.add(_sequence_digest(f)):
+                duplicates += 1  # the same tokens as an earlier sentence: one source sentence
+                continue
+            if record is not None or cache is None:
+                originals.add(sequence_hash(f))
+            if record is not None:
+                cache.put(record)  # type: ignore[union-attr]
+            pairs.update(zip(f, u, strict=True))
+            if bigrams:
+                grams.update(pairwise(f))
     if progress is not None and pending:
         progress.update(pending)  # type: ignore[attr-defined]
     # forms in order of first occurrence, as counting them directly would give (a form's first
@@ -361,6 +359,50 @@ def count_corpus(
             counter = upos[form] = Counter()
         counter[tag] = c
         forms[form] += c
-    stats = CorpusStats(forms=forms, bigrams=grams, upos=upos, sentences=read.sentences)
+    stats = CorpusStats(forms=forms, bigrams=grams, upos=upos)
+    stats.sentences = read.sentences - duplicates
+    stats.duplicates = duplicates
+    stats.dedup_saturated = seen.saturated or originals.saturated
+    stats.attested = originals
     stats.tokens = sum(forms.values())
     return stats, read
+
+
+def _sequence_digest(tokens: Sequence[str]) -> int:
+    """A 64-bit hash of a token sequence, as written."""
+    data = "\n".join(tokens).encode("utf-8", "surrogateescape")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def _read_block(
+    block: list[str],
+    start: int,
+    name: str,
+    on_error: str,
+    read: ReadStats,
+    lo: int,
+    hi: int,
+    fi: int,
+) -> tuple[list[str], list[str], tuple | None] | None:
+    """A block's surface forms, their UPOS and the sentence cache's record for it (None outside
+    ``lo``..``hi`` tokens); None for a malformed block skipped (``on_error="skip"``)."""
+    got = simple_cells(block)
+    if got is not None:
+        c, cells, heads, multi = got
+        f, u = _surface(cells, multi)
+        if not lo <= len(f) <= hi:
+            return f, u, None
+        ranges = tuple((m.start, m.end, m.form, m.misc) for m in multi) if multi else ()
+        return f, u, (fi, start, tuple(block[:c]), cells, heads, ranges)
+    res = _fast_surface(block)
+    if res is None:
+        try:
+            sent = parse_block(block, start, name)
+        except InputError as e:
+            if on_error == "raise":
+                raise
+            read.note_skip(e)
+            return None
+        res = (list(sent.tokens), sentence_surface_upos(sent))
+    f, u = res
+    return f, u, ((fi, start, block) if lo <= len(f) <= hi else None)

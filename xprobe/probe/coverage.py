@@ -48,15 +48,33 @@ def vocab_coverage(encoder: Any, ps: ProbingSet) -> dict[str, int] | None:
     }
 
 
-def warn_low_coverage(cov: dict[str, int] | None, encoder: str, ps: ProbingSet) -> None:
-    """Warn when fewer than :data:`WARN_BELOW` of the task's tokens have a vector."""
+def warn_low_coverage(
+    cov: dict[str, int] | None, encoder: str, ps: ProbingSet, vectors: Any = None
+) -> None:
+    """Warn when fewer than :data:`WARN_BELOW` of the task's tokens have a vector, with the
+    remedy that fits where the vectors come from (``vectors``, the encoder's
+    :class:`WordVectors`): a trained encoder's saved vocabulary (``train-nli --vocab-from``)
+    or a vector file (which lacks the words)."""
     if not cov or not cov["tokens"]:
         return
     rate = cov["tokens_found"] / cov["tokens"]
     if rate < WARN_BELOW:
         log.warning(
             "%s on %s/%s: only %.1f%% of tokens (%.1f%% of types) have a word vector; the others "
-            "are skipped when encoding (train the encoder with --vocab-from the probing sets?)",
+            "are skipped when encoding (%s)",
             encoder, ps.language, ps.task, 100 * rate,
-            100 * cov["types_found"] / max(1, cov["types"]),
+            100 * cov["types_found"] / max(1, cov["types"]), _remedy(vectors),
         )  # fmt: skip
+
+
+def _remedy(vectors: Any) -> str:
+    if isinstance(vectors, WordVectors) and vectors.saved:
+        return (
+            "the encoder keeps the vectors of its training vocabulary only: train it with "
+            "--vocab-from the probing sets"
+        )
+    where = f"the vector file {vectors.source}" if isinstance(vectors, WordVectors) else "the file"
+    return (
+        f"{where} has no vector for them: vectors of another language, or another "
+        "tokenisation or letter case than the probing sets?"
+    )

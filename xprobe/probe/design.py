@@ -5,6 +5,7 @@ probe harness for ``--classifier nb rf`` and ``--max-train`` and by the robustne
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,17 @@ import numpy as np
 from xprobe.errors import XProbeError
 from xprobe.files import np_rng
 
-__all__ = ["RF_DEPTHS", "SkResult", "balanced_subsample", "fit_sklearn", "stratified_subsample"]
+__all__ = [
+    "MIN_PER_CLASS",
+    "RF_DEPTHS",
+    "SkResult",
+    "balanced_subsample",
+    "fit_sklearn",
+    "stratified_subsample",
+    "warn_few_per_class",
+]
+
+log = logging.getLogger(__name__)
 
 RF_DEPTHS = (10, 50, 100, None)  # Eger et al.: max depth tuned on dev over these
 
@@ -58,6 +69,26 @@ def stratified_subsample(y: np.ndarray, n: int, seed: int, *purpose: object) -> 
     parts = [gen.permutation(np.flatnonzero(y == c))[:q] for c, q in zip(classes, quota,
              strict=True)]  # fmt: skip
     return np.sort(np.concatenate(parts))
+
+
+MIN_PER_CLASS = 10  # fewer training examples per class under a --max-train cap: warned
+
+
+def warn_few_per_class(y: np.ndarray, n: int | None, where: str) -> bool:
+    """Warn (and return True) when a cap of ``n`` training items over the classes of ``y``
+    leaves fewer than :data:`MIN_PER_CLASS` per class (2,000 over WC's 1,000 targets: 2)."""
+    if n is None or len(y) <= n:
+        return False
+    k = len(np.unique(np.asarray(y)))
+    if not k or n / k >= MIN_PER_CLASS:
+        return False
+    log.warning(
+        "%s: --max-train %d over %d classes leaves about %d training examples per class (fewer "
+        "than %d): the accuracy then says little about the encoder; raise --max-train or leave "
+        "this task out of the capped run",
+        where, n, k, n // k, MIN_PER_CLASS,
+    )  # fmt: skip
+    return True
 
 
 @dataclass

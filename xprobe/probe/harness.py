@@ -35,6 +35,7 @@ from xprobe.probe.checks import check_finite, check_npy, check_one_class, check_
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.coverage import vocab_coverage, warn_low_coverage
 from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
+from xprobe.probe.design import warn_few_per_class
 from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
 from xprobe.probe.provenance import encoder_fields, partial_tasks
 from xprobe.probe.records import append_records, pack_correct, read_records, record_key
@@ -171,6 +172,7 @@ class _Context:
         self._emb: dict[tuple[str, str], dict] = {}
         self._coverage: dict[str, dict[str, int] | None] = {}
         self.one_class: dict[str, dict[str, str]] = {}
+        self._capped: set[str] = set()  # tasks whose --max-train cap was checked
 
     def forget(self) -> None:
         self._emb.clear()
@@ -263,6 +265,10 @@ class _Context:
         return self._emb[key]
 
     def run_unit(self, u: _Unit) -> list[dict[str, Any]]:
+        if u.ps.file not in self._capped:
+            self._capped.add(u.ps.file)
+            where = f"{u.ps.task} ({u.ps.language})"
+            warn_few_per_class(u.ps.y("tr"), self.opts.max_train, where)
         ps, idx = _subsample(u.ps, self.opts.max_train, u.seed)
         log.info("%s %s/%s %s seed %d", self.name, ps.language, ps.task, u.classifier, u.seed)
         if u.classifier in BASELINES:
@@ -337,7 +343,7 @@ class _Context:
         if u.classifier not in BASELINES:
             if u.ps.file not in self._coverage:
                 self._coverage[u.ps.file] = cov = vocab_coverage(self.encoder, u.ps)
-                warn_low_coverage(cov, self.name, u.ps)
+                warn_low_coverage(cov, self.name, u.ps, getattr(self.encoder, "vectors", None))
             if self._coverage[u.ps.file] is not None:
                 fields["vocab_coverage"] = self._coverage[u.ps.file]
         return fields

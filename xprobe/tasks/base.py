@@ -11,16 +11,17 @@ task (SentLen, Tense...), or the original and the perturbed sentence for a pertu
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from xprobe.languages import LanguageProfile
 from xprobe.ud import Sentence
 
-__all__ = ["Candidate", "Context", "CorpusStats", "TaskSpec", "Variant"]
+__all__ = ["Candidate", "Context", "CorpusStats", "TaskSpec", "Variant", "sequence_hash"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +57,23 @@ class CorpusStats:
     forms: Counter[str] = field(default_factory=Counter)
     bigrams: Counter[tuple[str, str]] = field(default_factory=Counter)
     upos: dict[str, Counter[str]] = field(default_factory=dict)  # form -> UPOS counts
-    sentences: int = 0
+    sentences: int = 0  # distinct sentences (a repeated token sequence counts once)
     tokens: int = 0  # surface tokens of the whole corpus (relative frequency windows)
+    duplicates: int = 0  # sentences that repeat an earlier one's tokens: not counted, not used
+    dedup_saturated: bool = False  # the table of sentences seen was full: later repeats missed
+    # sequence_hash of every sentence offered to the tasks (None: unknown), so that a
+    # perturbation that gives a sentence of the corpus is not taken for a perturbed one
+    attested: Container[int] | None = None
+
+    def is_attested(self, tokens: Sequence[str]) -> bool:
+        """Whether ``tokens``, case-folded, are the tokens of a sentence of the corpus."""
+        return self.attested is not None and sequence_hash(tokens) in self.attested
+
+
+def sequence_hash(tokens: Sequence[str]) -> int:
+    """A 64-bit hash of a case-folded token sequence (``CorpusStats.attested`` holds these)."""
+    data = "\n".join(tokens).casefold().encode("utf-8", "surrogateescape")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
 @dataclass(frozen=True)

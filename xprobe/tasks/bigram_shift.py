@@ -7,8 +7,9 @@ that is not punctuation: the first word never moves, also after sentence-initial
 "( Bill ...", so no capitalised word is left inside the sentence), neither of them punctuation
 (UPOS in ``profile.punct_upos``; a multiword token is punctuation only if all its words are), and
 different forms (so that the swap changes the text). One pair is drawn with ``rng`` among the
-swappable pairs; the candidate holds the original (``O``) and the sentence with that pair swapped
-(``I``). No lexical key.
+swappable pairs; a swap that gives a sentence of the corpus (case-folded tokens compared) is
+not a perturbation, and another pair is drawn. The candidate holds the original (``O``) and the
+sentence with that pair swapped (``I``). No lexical key.
 
 Example: "The cat slept on the mat ." -> ``I`` could be "The cat on slept the mat .".
 """
@@ -48,10 +49,16 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
     pairs = swappable_pairs(sentence, tokens, ctx)
     if not pairs:
         return None
-    i = rng.choice(pairs)
-    swapped = list(tokens)
-    swapped[i], swapped[i + 1] = tokens[i + 1], tokens[i]
-    return Candidate((Variant("O", tokens), Variant("I", tuple(swapped))))
+    while pairs:
+        j = rng.randrange(len(pairs))
+        i = pairs[j]
+        swapped = list(tokens)
+        swapped[i], swapped[i + 1] = tokens[i + 1], tokens[i]
+        if not ctx.stats.is_attested(swapped):
+            return Candidate((Variant("O", tokens), Variant("I", tuple(swapped))))
+        pairs[j] = pairs[-1]  # a sentence of the corpus: draw among the other pairs
+        pairs.pop()
+    return None
 
 
 TASK = TaskSpec(

@@ -37,6 +37,9 @@ noun (``profile.proper_upos``) or, with ``case_from_counts`` (default), when the
 capitalised more often than not in the middle of sentences (German nouns, English "I", acronyms;
 counted from the bigrams' right-hand words, so sentence-initial capitals do not count).
 
+A sentence whose inversion is a sentence of the corpus (case-folded tokens compared) is not
+eligible: the inverted sentence would be an original labelled ``I``.
+
 ``stratum`` compares the original first clause with the second, in tokens: ``longer``, ``equal``
 or ``shorter``. No lexical key.
 
@@ -204,7 +207,7 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
     if c is None:
         return None
     inverted = invert(sentence, ctx, c)
-    if inverted == tokens:  # identical clauses
+    if inverted == tokens or ctx.stats.is_attested(inverted):  # identical clauses; an original
         return None
     n1, n2 = c.s, c.e - c.k - 1
     stratum = "longer" if n1 > n2 else "equal" if n1 == n2 else "shorter"

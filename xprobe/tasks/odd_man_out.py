@@ -29,8 +29,10 @@ may have thousands of followers in range), at most ``max_scan`` forms are examin
 the first ``max_scan`` of a random order are a uniform random sample of the list, so a
 replacement found is still uniform among the valid ones, but a target with very few valid
 replacements among many candidates in both lists may be missed. ``max_scan = 0`` examines all.
-The candidate holds the original (``O``) and the changed sentence (``C``), whose lexical key is
-the replacement word.
+A replacement that gives a sentence of the corpus (case-folded tokens compared,
+``CorpusStats.is_attested``) is not valid: the changed sentence would be an original labelled
+``C``. The candidate holds the original (``O``) and the changed sentence (``C``), whose lexical
+key is the replacement word.
 
 Example: "The old farmer sold his cattle in spring ." may become "... sold his horses in ...".
 """
@@ -209,14 +211,20 @@ def replacements(tokens: tuple[str, ...], i: int, upos: str, ctx: Context) -> li
 
 
 def draw_replacement(
-    tokens: tuple[str, ...], i: int, upos: str, ctx: Context, rng: random.Random
+    tokens: tuple[str, ...],
+    i: int,
+    upos: str,
+    ctx: Context,
+    rng: random.Random,
+    reject: Callable[[str], bool] | None = None,
 ) -> str | None:
     """A valid replacement for the token at ``i``, uniform among the valid ones, or None.
 
     The shorter list is examined in a random order, drawn lazily: step ``k`` swaps a uniformly
     drawn one of the positions ``k..n-1`` into position ``k`` (Fisher-Yates, with the swapped
     positions kept in a dict rather than a list). The first valid form is returned; at most
-    ``max_scan`` (0: all) are examined.
+    ``max_scan`` (0: all) are examined. ``reject(r)`` true makes an otherwise valid form invalid
+    (the changed sentence is one of the corpus).
     """
     s = _search(tokens, i, upos, ctx)
     if s is None:
@@ -232,7 +240,12 @@ def draw_replacement(
         moved[j] = moved.get(k, k)  # position k is never read again
         r = forms[a + offset]
         c = other(r)  # the checks of _Search.valid, inlined: this loop is hot
-        if c is not None and lo <= c <= hi and r.lower() != lower:
+        if (
+            c is not None
+            and lo <= c <= hi
+            and r.lower() != lower
+            and (reject is None or not reject(r))
+        ):
             return r
     return None
 
@@ -260,8 +273,15 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
         return None
     tokens = sentence.tokens
     rng.shuffle(targets)
+    stats = ctx.stats
     for i in targets:
-        r = draw_replacement(tokens, i, words[word_of[i]].upos, ctx, rng)
+        reject = None
+        if stats.attested is not None:
+
+            def reject(r: str, i: int = i) -> bool:  # the changed sentence is an original
+                return stats.is_attested((*tokens[:i], r, *tokens[i + 1 :]))
+
+        r = draw_replacement(tokens, i, words[word_of[i]].upos, ctx, rng, reject)
         if r is not None:
             changed = (*tokens[:i], r, *tokens[i + 1 :])
             return Candidate((Variant("O", tokens), Variant("C", changed, key=r)))

@@ -1,0 +1,35 @@
+"""Issue 23: on a treebank the default sizes (100,000/10,000/10,000) left one to three test lines
+per task without a word; extract now warns loudly, per task, when a test split asked for gets
+fewer lines than a useful minimum, and the manifest lists the warnings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.extract.handmade import short_and_long
+from xprobe.cli import main
+from xprobe.extract.check import MIN_USEFUL
+
+
+@pytest.mark.parametrize(("sizes", "warned"), [(None, True), ("8,0,0", False)])
+def test_tiny_test_split_is_warned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sizes: str | None, warned: bool
+) -> None:
+    out = tmp_path / "out"
+    argv = ["extract", "--lang", "en", "--out", str(out), "--allow-partial", "--no-progress",
+            "--tasks", "SentLen", "--param", "sentence_length.bins=5,13"]  # fmt: skip
+    argv += ["--sizes", sizes] if sizes else []  # None: the defaults
+    assert main([*argv, str(short_and_long(tmp_path / "c.conllu"))]) == 0
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    te = manifest["tasks"]["sentence_length"]["written"]["te"]["total"]
+    said = [line for line in capsys.readouterr().err.splitlines() if "test lines" in line]
+    assert bool(said) is warned and bool(manifest.get("warnings")) is warned, said
+    if warned:
+        assert te < MIN_USEFUL
+        line = said[0]
+        assert line.startswith("WARNING") and f"SentLen: only {te} test lines" in line, line
+        assert "--sizes" in line and "10000 asked" in line
+        assert manifest["warnings"] == [line.split(": ", 1)[1]]

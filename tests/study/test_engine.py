@@ -112,13 +112,41 @@ def test_a_changed_step_loses_its_old_outputs_first(tmp_path: Path, ext: Path) -
     out = tmp_path / "out"
     steps = chain(out, ext)
     run_plan(make_plan(steps, out))
-    stale = out / "b"  # b's output path is a file: replace it by a folder to see it removed
+    stale = out / "b"
     assert stale.exists()
     plan = make_plan(chain(out, ext, b_text="B"), out)
     from xprobe.study.engine import _clean
 
     _clean(next(s for s in plan.steps if s.step.name == "b"), out)
     assert not stale.exists() and (out / "a").exists()
+
+
+def test_local_processes_run_the_same_plan(tmp_path: Path, ext: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    run_plan(make_plan(chain(one, ext), one))
+    timings = run_plan(make_plan(chain(two, ext), two), jobs=2)
+    assert set(timings) == {"a", "b", "c", "d", "total"}
+    for name in "abcd":
+        assert (two / name).read_bytes() == (one / name).read_bytes(), name
+    assert make_plan(chain(two, ext), two).todo == []
+
+
+def test_a_folder_holding_other_steps_outputs_is_not_read_whole(tmp_path: Path, ext: Path):
+    """A root folder as an argument (``--data-dir CACHE``) depends on the steps writing inside
+    it, and is not hashed: its other files (caches) change all the time."""
+    out = tmp_path / "out"
+    steps = chain(out, ext)
+    root = Step(
+        "e",
+        "e",
+        ("call", "tests.study.helpers:write", {"out": str(tmp_path / "e"), "text": str(out)}),
+        (str(tmp_path / "e"),),
+    )
+    run_plan(make_plan([*steps, root], out))
+    (out / "scratch.bin").write_text("changes every run")
+    plan = make_plan([*steps, root], out)
+    assert plan.todo == []
+    assert plan.steps[-1].deps == ["a", "b", "c", "d"]
 
 
 def test_dask_distributed_client_runs_the_same_plan(tmp_path: Path, ext: Path) -> None:

@@ -49,11 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from xprobe.study import load_study, make_plan, run_plan
-    from xprobe.study.schema import _merge, parse_override
+    from xprobe.study.schema import merge, parse_override
 
     overrides: dict = {}
     for text in args.set:
-        overrides = _merge(overrides, parse_override(text))
+        overrides = merge(overrides, parse_override(text))
     study = load_study(args.study, args.out, args.variant, overrides, args.scheduler)
     plan = make_plan(study.steps, study.out)
     if args.dry_run:

@@ -95,7 +95,7 @@ def load_study(
     errors: list[str] = []
     data = check_keys(raw, str(path), errors)
     if errors:
-        raise StudyError("\n".join(errors))
+        raise StudyError("\n".join(dict.fromkeys(errors)))
     ctx = _Ctx(path, out, data, errors)
     _resolve_paths(ctx)
     study = data["study"]
@@ -105,7 +105,7 @@ def load_study(
     _check_files(ctx, steps)
     _check_argv(ctx, steps)
     if errors:
-        raise StudyError("\n".join(errors))
+        raise StudyError("\n".join(dict.fromkeys(errors)))
     return Study(path, out, data, steps)
 
 

@@ -22,7 +22,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["ENTRIES", "SINGLES", "StudyError", "check_keys", "read_study"]
+__all__ = [
+    "ENTRIES",
+    "SINGLES",
+    "StudyError",
+    "check_keys",
+    "merge",
+    "parse_override",
+    "read_study",
+]
 
 
 class StudyError(XProbeError):
@@ -126,15 +134,15 @@ def read_study(
         if not isinstance(variants, dict) or variant not in variants:
             known = ", ".join(sorted(variants)) if isinstance(variants, dict) else ""
             raise StudyError(f"{path}: variants: no variant {variant!r} (known: {known or 'none'})")
-        data = _merge(data, variants[variant])
-    return _merge(data, overrides or {})
+        data = merge(data, variants[variant])
+    return merge(data, overrides or {})
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(base)
     for k, v in over.items():
         if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = _merge(out[k], v)
+            out[k] = merge(out[k], v)
         else:
             out[k] = copy.deepcopy(v)
     return out

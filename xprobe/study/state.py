@@ -187,8 +187,12 @@ def _inputs(
         if hits or any(text == o or text.startswith(o + "/") for o in own):
             continue
         for path in _candidate_paths(text):
+            inner = {s for o, s in producers.items() if o.startswith(path + os.sep)}
+            if inner - {step.name}:  # a folder holding what other steps write (the cache root)
+                deps += sorted(inner - {step.name})
+                inputs.update({f"step:{s}": fps[s] for s in inner - {step.name}})
             # under OUT but written by no step: scratch (the embedding cache), not an input
-            if os.path.exists(path) and not path.startswith(str(out) + os.sep):
+            elif os.path.exists(path) and not path.startswith(str(out) + os.sep):
                 inputs[path] = digests.of(path)
     for name in step.after:
         inputs[f"step:{name}"] = fps[name]

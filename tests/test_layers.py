@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("xprobe.probe",),
     ("xprobe.report",),
     ("xprobe.sample",),
+    ("xprobe.study",),
     ("xprobe.demo",),
     ("xprobe.commands", "xprobe.__main__"),
 )

@@ -32,6 +32,7 @@ COMMANDS = (
     "report",
     "sample",
     "demo",
+    "run",
 )
 
 log = logging.getLogger("xprobe")

@@ -1,4 +1,5 @@
-"""`xprobe demo`: stage bookkeeping (fast) and the whole pipeline at the tiny size (slow)."""
+"""`xprobe demo`: the sample study's shortcut (fast) and the whole pipeline at the tiny size
+(slow). The skip and resume logic it relies on is tested in tests/study/."""
 
 from __future__ import annotations
 
@@ -8,54 +9,32 @@ from pathlib import Path
 
 import pytest
 
-from xprobe.demo.run import run_demo
-from xprobe.demo.runner import SIZES, Demo
+from xprobe.demo.run import SIZES, run_demo
 from xprobe.errors import XProbeError
-
-
-def test_finished_stages_are_skipped(tmp_path: Path) -> None:
-    calls: list[str] = []
-    for _ in range(2):
-        d = Demo(tmp_path, "tiny", seed=1, workers=1)
-        d.stages = [(n, lambda n=n: calls.append(n)) for n in ("a", "b")]
-        d.run()
-    assert calls == ["a", "b"]
-    (tmp_path / ".stages" / "b.done").unlink()
-    d.run()
-    assert calls == ["a", "b", "b"]
-
-
-def test_failing_stage_leaves_no_marker(tmp_path: Path) -> None:
-    d = Demo(tmp_path, "tiny", seed=1, workers=1)
-
-    def boom() -> None:
-        raise XProbeError("broken")
-
-    d.stages = [("ok", lambda: None), ("bad", boom)]
-    with pytest.raises(XProbeError, match="broken"):
-        d.run()
-    assert (tmp_path / ".stages" / "ok.done").exists()
-    assert not (tmp_path / ".stages" / "bad.done").exists()
-
-
-def test_missing_command_names_the_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *a: None if name == "xprobe.commands.map" else real(name, *a),
-    )
-    d = Demo(tmp_path, "tiny", seed=1, workers=1)
-    with pytest.raises(XProbeError, match=r"demo stage 'map' needs `xprobe map`"):
-        d.cli("map", ["map", "--help"])
 
 
 def test_unknown_size_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(XProbeError, match="unknown demo size 'huge'"):
-        Demo(tmp_path, "huge", seed=1, workers=1)
+        run_demo(tmp_path, "huge", seed=1, workers=1)
     assert set(SIZES) == {"small", "tiny"}
+    assert not any(tmp_path.iterdir())  # refused before anything ran
+
+
+def test_demo_is_the_sample_study(tmp_path: Path) -> None:
+    """One orchestration path: each demo size is studies/sample.toml (tiny: its variant)."""
+    from xprobe.study import STUDIES_DIR, load_study
+
+    for size, variant in SIZES.items():
+        study = load_study(STUDIES_DIR / "sample.toml", tmp_path, variant)
+        names = [s.name for s in study.steps]
+        assert names[0] == "sample" and names[-1] == "report"
+        assert {"corpus-de", "train-nli-en-bilstm-max", "map-de-bilstm-max"} <= set(names), size
+    tiny = load_study(STUDIES_DIR / "sample.toml", tmp_path, "tiny")
+    assert tiny.data["sample"]["sentences"] == 8000 and tiny.data["study"]["sizes"] == [
+        400,
+        100,
+        100,
+    ]
 
 
 @pytest.mark.slow

@@ -7,8 +7,11 @@ the encoder to German on its parallel corpus -> probe English (native) and Germa
 bag-of-vectors and the majority/length baselines -> report (tables and heatmaps relative to
 English). A summary at the end says where everything is.
 
-Progress is logged stage by stage. Rerunning the same command resumes: finished stages (marked in
-DIR/.stages/) are skipped. --size small takes a few minutes on 2 CPU cores; tiny is for tests.
+The demo is the study studies/sample.toml: `xprobe demo --out DIR` is `xprobe run
+studies/sample.toml --out DIR` (--size tiny: with --variant tiny) plus a summary. Progress is
+logged step by step. Rerunning the same command resumes: steps whose outputs, settings and inputs
+are unchanged (DIR/.study/) are skipped. --size small takes a few minutes on 2 CPU cores; tiny is
+for tests.
 
 Example:
   xprobe demo --out demo-out
@@ -24,7 +27,7 @@ HELP = "run the whole pipeline on a generated en/de sample, end to end, in minut
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from xprobe.demo.runner import SIZES
+    from xprobe.demo.run import SIZES
 
     parser.add_argument(
         "--out", type=Path, default=Path("demo-out"), help="output folder (default demo-out)"

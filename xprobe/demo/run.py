@@ -1,21 +1,21 @@
 """The whole X-Probe pipeline on the generated bilingual sample, in minutes: ``xprobe demo``.
 
-Stages (each one CLI command or library call; outputs under ``out``)::
+The demo is the study ``studies/sample.toml`` (see ``docs/studies.md``) run under ``out``: the
+same steps, skip logic and progress as ``xprobe run studies/sample.toml --out OUT``. Its steps::
 
     sample        sample/                       generated en/de treebanks, dumps, NLI, parallel...
     udpipe-LANG   models/LANG.udpipe            UDPipe trained on the generated treebank
     corpus-LANG   corpus/LANG/                  `xprobe corpus` on the generated dump
     extract-LANG  probing/LANG/                 `xprobe extract`, all nine tasks
     vectors-LANG  vectors/LANG.vec              fastText skipgram on the generated text
-    train-nli     models/en-bilstm-max/         `xprobe train-nli` (small BiLSTM-max)
-    map-vectors   vectors/de.mapped.vec         `xprobe map-vectors` with the sample dictionary
-    map           models/de-bilstm-max/         `xprobe map` on the parallel corpus
-    probe-*       results/results.jsonl         `xprobe probe`: en native, de mapped, BoV, baselines
-    report        report/                       `xprobe report`: tables and heatmaps
+    train-nli-*   models/en-bilstm-max/         `xprobe train-nli` (small BiLSTM-max)
+    map-vectors-* vectors/de.mapped.vec         `xprobe map-vectors` with the sample dictionary
+    map-*         models/de-bilstm-max/         `xprobe map` on the parallel corpus
+    probe-*       results/LANG/*.jsonl          `xprobe probe`: en native, de mapped, BoV, baselines
+    report        results/results.jsonl, report/  all records, `xprobe report`
 
-Resumable: a finished stage leaves ``.stages/<name>.done`` and is skipped on the next run (delete
-the marker, or the folder, to redo it). Sizes come from :data:`SIZES` (``small``: the default,
-under 5 minutes on 2 cores; ``tiny``: for the integration test).
+Sizes: ``small`` (the file as it is, under 5 minutes on 2 cores) or ``tiny`` (its
+``[variants.tiny]``, for the integration test).
 
 Example::
 
@@ -28,18 +28,23 @@ import json
 from pathlib import Path
 from typing import Any
 
-from xprobe.demo.runner import ENCODER, LANGS, Demo
-from xprobe.demo.stages import add_stages
+from xprobe.errors import XProbeError
+from xprobe.study import STUDIES_DIR, run_study
 
-__all__ = ["run_demo", "summary"]
+__all__ = ["ENCODER", "LANGS", "SIZES", "run_demo", "summary"]
+
+SIZES = {"small": None, "tiny": "tiny"}  # demo size -> variant of studies/sample.toml
+LANGS = ("en", "de")
+ENCODER = "bilstm-max"
 
 
 def run_demo(out: Path, size: str = "small", seed: int = 1, workers: int = 2) -> dict[str, Any]:
     """Run (or resume) the demo under ``out``; returns the summary (paths, timings, scores)."""
-    d = Demo(out, size, seed, workers)
-    add_stages(d)
-    timings = d.run()
-    return summary(d.out, timings)
+    if size not in SIZES:
+        raise XProbeError(f"unknown demo size {size!r}; choose one of {', '.join(SIZES)}")
+    overrides = {"study": {"seed": seed, "workers": workers}}
+    timings = run_study(STUDIES_DIR / "sample.toml", Path(out), SIZES[size], overrides)
+    return summary(Path(out), timings)
 
 
 def summary(out: Path, timings: dict[str, float]) -> dict[str, Any]:

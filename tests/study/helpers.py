@@ -1,0 +1,21 @@
+"""Step actions for the synthetic plans of tests/study (``("call", "tests.study.helpers:...")``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from xprobe.errors import XProbeError
+
+
+def write(out: str, text: str, inputs: list[str] = (), log: str = "", fail_if: str = "") -> None:
+    """Write ``text`` after the content of ``inputs`` to ``out``; note the call in ``log``;
+    raise when the file ``fail_if`` exists (a step that dies mid-way)."""
+    if log:
+        with open(log, "a") as f:
+            f.write(Path(out).name + "\n")
+    if fail_if and Path(fail_if).exists():
+        Path(out).write_text("half written")  # what a killed step leaves behind
+        raise XProbeError(f"step writing {Path(out).name} was killed")
+    body = "".join(Path(p).read_text() for p in inputs) + text
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(body)

@@ -1,0 +1,160 @@
+"""Skip logic, plans and resumption on small synthetic plans (fast): fingerprints, markers,
+``--dry-run`` lines, a changed setting rerunning its step and dependents only, a failed step
+rerun to the same result as an uninterrupted run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xprobe.errors import XProbeError
+from xprobe.study import Step, make_plan
+from xprobe.study.engine import run_plan
+
+
+def chain(out: Path, ext: Path, b_text: str = "b", fail_if: str = "") -> list[Step]:
+    """a (reads an external file) -> b -> c, and d (independent)."""
+    log = str(out / "calls.log")
+
+    def step(name: str, text: str, inputs: list[str], fail: str = "") -> Step:
+        kw = {"out": str(out / name), "text": text, "inputs": inputs, "fail_if": fail}
+        return Step(name, name, ("call", "tests.study.helpers:write", {**kw, "log": log}),
+                    (str(out / name),))  # fmt: skip
+
+    return [
+        step("a", "a", [str(ext)]),
+        step("b", b_text, [str(out / "a")], fail_if),
+        step("c", "c", [str(out / "b")]),
+        step("d", "d", []),
+    ]
+
+
+def calls(out: Path) -> list[str]:
+    path = out / "calls.log"
+    lines = path.read_text().split() if path.exists() else []
+    path.unlink(missing_ok=True)
+    return lines
+
+
+@pytest.fixture
+def ext(tmp_path: Path) -> Path:
+    p = tmp_path / "input.txt"
+    p.write_text("external ")
+    return p
+
+
+def test_finished_plan_is_skipped_and_dry_run_says_so(tmp_path: Path, ext: Path) -> None:
+    out = tmp_path / "out"
+    plan = make_plan(chain(out, ext), out)
+    assert [s.reason for s in plan.steps] == ["new"] * 4
+    run_plan(plan)
+    assert sorted(calls(out)) == ["a", "b", "c", "d"]
+    assert (out / "c").read_text() == "external abc"
+    again = make_plan(chain(out, ext), out)
+    assert again.todo == []
+    assert again.lines()[-1] == "nothing left to do (4 steps done)"
+    run_plan(again)
+    assert calls(out) == []
+
+
+def test_changed_setting_reruns_the_step_and_its_dependents_only(tmp_path: Path, ext: Path):
+    out = tmp_path / "out"
+    run_plan(make_plan(chain(out, ext), out))
+    calls(out)
+    plan = make_plan(chain(out, ext, b_text="B"), out)
+    reasons = {s.step.name: s.reason for s in plan.steps}
+    assert reasons["a"] == reasons["d"] == "done"
+    assert reasons["b"] == "settings changed"
+    assert reasons["c"].startswith("input changed: <OUT>/b")
+    assert "[2/4] to do  b  (settings changed)" in plan.lines()
+    run_plan(plan)
+    assert calls(out) == ["b", "c"]
+    assert (out / "c").read_text() == "external aBc"
+
+
+def test_changed_input_content_and_missing_outputs(tmp_path: Path, ext: Path) -> None:
+    out = tmp_path / "out"
+    run_plan(make_plan(chain(out, ext), out))
+    calls(out)
+    ext.write_text("changed ")
+    (out / "d").unlink()
+    plan = make_plan(chain(out, ext), out)
+    reasons = {s.step.name: s.reason for s in plan.steps}
+    assert reasons["a"] == f"input changed: {ext}"
+    assert reasons["b"].startswith("input changed") and reasons["c"].startswith("input changed")
+    assert reasons["d"] == "outputs missing: <OUT>/d"
+    run_plan(plan)
+    assert sorted(calls(out)) == ["a", "b", "c", "d"]
+    assert (out / "c").read_text() == "changed abc"
+
+
+def test_failed_step_then_rerun_equals_an_uninterrupted_run(tmp_path: Path, ext: Path) -> None:
+    whole, broken = tmp_path / "whole", tmp_path / "broken"
+    run_plan(make_plan(chain(whole, ext), whole))
+    flag = tmp_path / "kill-b"
+    flag.write_text("")
+    with pytest.raises(XProbeError, match="was killed"):
+        run_plan(make_plan(chain(broken, ext, fail_if=str(flag)), broken))
+    assert (broken / ".study" / "steps" / "a.json").exists()
+    assert not (broken / ".study" / "steps" / "b.json").exists()
+    assert (broken / ".study" / "steps" / "b.started").exists()
+    plan = make_plan(chain(broken, ext, fail_if=str(flag)), broken)
+    assert {s.step.name: s.reason for s in plan.todo}["b"] == "interrupted, resumes"
+    assert "a" not in {s.step.name for s in plan.todo}
+    flag.unlink()
+    run_plan(plan)
+    for name in "abcd":
+        assert (broken / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def test_a_changed_step_loses_its_old_outputs_first(tmp_path: Path, ext: Path) -> None:
+    out = tmp_path / "out"
+    steps = chain(out, ext)
+    run_plan(make_plan(steps, out))
+    stale = out / "b"
+    assert stale.exists()
+    plan = make_plan(chain(out, ext, b_text="B"), out)
+    from xprobe.study.engine import _clean
+
+    _clean(next(s for s in plan.steps if s.step.name == "b"), out)
+    assert not stale.exists() and (out / "a").exists()
+
+
+def test_local_processes_run_the_same_plan(tmp_path: Path, ext: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    run_plan(make_plan(chain(one, ext), one))
+    timings = run_plan(make_plan(chain(two, ext), two), jobs=2)
+    assert set(timings) == {"a", "b", "c", "d", "total"}
+    for name in "abcd":
+        assert (two / name).read_bytes() == (one / name).read_bytes(), name
+    assert make_plan(chain(two, ext), two).todo == []
+
+
+def test_a_folder_holding_other_steps_outputs_is_not_read_whole(tmp_path: Path, ext: Path):
+    """A root folder as an argument (``--data-dir CACHE``) depends on the steps writing inside
+    it, and is not hashed: its other files (caches) change all the time."""
+    out = tmp_path / "out"
+    steps = chain(out, ext)
+    root = Step(
+        "e",
+        "e",
+        ("call", "tests.study.helpers:write", {"out": str(tmp_path / "e"), "text": str(out)}),
+        (str(tmp_path / "e"),),
+    )
+    run_plan(make_plan([*steps, root], out))
+    (out / "scratch.bin").write_text("changes every run")
+    plan = make_plan([*steps, root], out)
+    assert plan.todo == []
+    assert plan.steps[-1].deps == ["a", "b", "c", "d"]
+
+
+def test_dask_distributed_client_runs_the_same_plan(tmp_path: Path, ext: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    run_plan(make_plan(chain(local, ext), local))
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as c:
+        timings = run_plan(make_plan(chain(remote, ext), remote), scheduler=c.scheduler_address)
+    assert set(timings) == {"a", "b", "c", "d", "total"}
+    for name in "abcd":
+        assert (remote / name).read_bytes() == (local / name).read_bytes(), name

@@ -1,0 +1,134 @@
+"""Study files: each mistake is one error line naming the key, found before anything runs; the
+shipped studies are valid; placeholders, relative paths, variants and --set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xprobe.cli import main
+from xprobe.study import STUDIES_DIR, load_study
+from xprobe.study.schema import StudyError, check_keys, read_study
+
+VALID = """
+[study]
+sizes = [10, 2, 2]
+[languages.en]
+input = "en.conllu"
+[nli.en-bilstm-max]
+encoder = "bilstm-max"
+vectors = "${STUDY}/en.vec"
+train = "nli.jsonl"
+dev = "nli.jsonl"
+[mappings.de-bilstm-max]
+teacher = "en-bilstm-max"
+lang = "de"
+vectors = "en.vec"
+parallel = ["en.txt", "en.txt"]
+[encoders.bov]
+spec = "bov:${STUDY}/en.vec"
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    for name in ("en.conllu", "en.vec", "nli.jsonl", "en.txt"):
+        (tmp_path / name).write_text("x\n")
+    return tmp_path
+
+
+def run_study_file(folder: Path, text: str, *extra: str) -> int:
+    (folder / "s.toml").write_text(text)
+    return main(["run", str(folder / "s.toml"), "--out", str(folder / "out"), "--dry-run", *extra])
+
+
+def test_a_valid_study_plans_its_steps(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_study_file(folder, VALID) == 0
+    printed = capsys.readouterr().out
+    for step in ("extract-en", "train-nli-en-bilstm-max", "map-de-bilstm-max",
+                 "probe-en-baselines", "probe-en-bov", "report"):  # fmt: skip
+        assert f"to do  {step}  (new)" in printed, step
+    assert "corpus-en" not in printed  # parsed CoNLL-U goes straight to extract
+    assert not (folder / "out" / ".study" / "steps").exists()  # a dry run writes no marker
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "words"),
+    [
+        (("[languages.en]", "[languages.en]\ninputs = 'x'"), "[languages.en] unknown key 'inputs'",
+         "valid: profile, input"),
+        (('train = "nli.jsonl"', 'train = "missing.jsonl"'), "[nli.en-bilstm-max] train:",
+         "missing.jsonl: no such file"),
+        (("[languages.en]", "[languages.xx]"), "[languages.xx] profile:",
+         "no language profile 'xx'"),
+        (('teacher = "en-bilstm-max"', 'teacher = "en-cnn"'), "[mappings.de-bilstm-max] teacher:",
+         "'en-cnn' is not declared in [nli] (declared: en-bilstm-max)"),
+        (("[study]", "[studdy]"), "unknown table [studdy]", "valid: study"),
+        (("sizes = [10, 2, 2]", "sizes = [10, 2]"), "[study] sizes must be",
+         "three integers"),
+        (('spec = "bov:${STUDY}/en.vec"', 'spec = "bov:${NO_SUCH_VAR_X}/en.vec"'),
+         "[encoders.bov] spec", "${NO_SUCH_VAR_X}: neither a study name"),
+        (('lang = "de"', 'lang = "de"\noptions = {eppochs = 2}'), "step map-de-bilstm-max:",
+         "unrecognized arguments: --eppochs 2"),
+    ],
+)  # fmt: skip
+def test_each_mistake_is_one_line_naming_the_key(
+    folder: Path, caplog: pytest.LogCaptureFixture, change: tuple[str, str], key: str, words: str
+) -> None:
+    text = VALID.replace(*change, 1)
+    assert text != VALID
+    (folder / "s.toml").write_text(text)
+    with pytest.raises(StudyError) as e:
+        load_study(folder / "s.toml", folder / "out")
+    lines = str(e.value).splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"{folder / 's.toml'}: {key}"), lines[0]
+    assert words in lines[0]
+    assert run_study_file(folder, text) == 2  # the CLI: exit 2, nothing run
+    assert not (folder / "out" / "probing").exists()
+
+
+def test_all_mistakes_are_reported_together(folder: Path) -> None:
+    text = VALID.replace('teacher = "en-bilstm-max"', 'teacher = "nope"').replace(
+        'dev = "nli.jsonl"', 'dev = "gone.jsonl"'
+    )
+    (folder / "s.toml").write_text(text)
+    with pytest.raises(StudyError) as e:
+        load_study(folder / "s.toml", folder / "out")
+    lines = str(e.value).splitlines()
+    assert len(lines) == 2
+    assert any("[nli.en-bilstm-max] dev:" in x for x in lines)
+    assert any("[mappings.de-bilstm-max] teacher:" in x for x in lines)
+
+
+def test_paths_placeholders_variants_and_set(folder: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MY_DATA", str(folder))
+    text = VALID.replace('input = "en.conllu"', 'input = "${MY_DATA}/en.conllu"')
+    text += "[variants.small.study]\nsizes = [5, 1, 1]\n"
+    (folder / "s.toml").write_text(text)
+    study = load_study(folder / "s.toml", folder / "out", "small", {"probe": {"seeds": 2}})
+    assert study.data["languages"]["en"]["input"] == [str(folder / "en.conllu")]
+    assert study.data["nli"]["en-bilstm-max"]["train"] == [str(folder / "nli.jsonl")]
+    extract = next(s for s in study.steps if s.name == "extract-en").action[1][0]
+    assert extract[extract.index("--sizes") + 1] == "5,1,1"
+    probe = next(s for s in study.steps if s.name == "probe-en-bov").action[1][0]
+    assert probe[probe.index("--seeds") + 1] == "2"
+    assert probe[-1] == f"bov:{folder}/en.vec"
+    with pytest.raises(StudyError, match="no variant 'huge'"):
+        load_study(folder / "s.toml", folder / "out", "huge")
+
+
+@pytest.mark.parametrize("name", ["sample", "xprobe-2019", "modern"])
+def test_shipped_studies_have_only_known_keys(name: str) -> None:
+    errors: list[str] = []
+    check_keys(read_study(STUDIES_DIR / f"{name}.toml"), name, errors)
+    assert errors == []
+
+
+def test_sample_study_plans_the_demo(tmp_path: Path) -> None:
+    study = load_study(STUDIES_DIR / "sample.toml", tmp_path, "tiny")
+    names = [s.name for s in study.steps]
+    assert names[0] == "sample" and names[-1] == "report"
+    assert {"corpus-en", "extract-de", "train-nli-en-bilstm-max", "map-de-bilstm-max"} <= set(names)
+    assert len(names) == 19

@@ -1,0 +1,188 @@
+"""A study file -> its steps, in order, with every path resolved and every problem found first.
+
+Paths: ``${NAME}`` placeholders are replaced (``OUT``, the ``--out`` folder; ``STUDY``, the study
+file's folder; ``CACHE``, the download cache; ``sample``; ``vectors.N``, ``nli.N``,
+``mappings.N``, ``probing.N``, ``corpus.N``, ``udpipe.N``: what that entry gives; anything else:
+an environment variable, e.g. ``${XPROBE_SHARED}``); a relative path is relative to the study
+file's folder. A path must exist, or be written by a step of the study.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from xprobe.study.schema import ENTRIES, SINGLES, StudyError, check_keys, cpu_count, read_study
+from xprobe.study.state import Step
+from xprobe.study.steps import all_steps
+
+__all__ = ["Study", "load_study"]
+
+_PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}")
+
+
+@dataclass
+class Study:
+    path: Path
+    out: Path
+    data: dict[str, Any]
+    steps: list[Step]
+
+
+class _Ctx:
+    """Placeholder values, path resolution and the error list of one study file."""
+
+    def __init__(self, path: Path, out: Path, data: dict[str, Any], errors: list[str]) -> None:
+        from xprobe.download import cache_dir
+
+        self.source, self.dir, self.out, self.data = str(path), path.parent.resolve(), out, data
+        self.errors = errors
+        self.values = {"OUT": str(out), "STUDY": str(self.dir), "CACHE": str(cache_dir()),
+                       "sample": str(out / "sample")}  # fmt: skip
+        for name in data["languages"]:
+            self.values[f"probing.{name}"] = str(out / "probing" / name)
+            self.values[f"corpus.{name}"] = str(out / "corpus" / name)
+        for name in data["mappings"]:
+            self.values[f"mappings.{name}"] = str(out / "models" / name)
+        for name, n in data["nli"].items():  # an existing directory, or the one trained
+            given = self.path(n["path"], f"[nli.{name}] path") if n["path"] else ""
+            self.values[f"nli.{name}"] = given or str(out / "models" / name)
+        for name, v in data["vectors"].items():
+            given = self.path(v["path"], f"[vectors.{name}] path") if v["path"] else ""
+            if v["map_to"] or not given:
+                suffix = ".mapped.vec" if v["map_to"] else ".vec"
+                given = str(out / "vectors" / f"{name}{suffix}")
+            self.values[f"vectors.{name}"] = given
+
+    def error(self, where: str, message: str) -> None:
+        self.errors.append(f"{self.source}: {where} {message}")
+
+    def expand(self, value: str, where: str) -> str:
+        def sub(m: re.Match[str]) -> str:
+            key = m.group(1)
+            if key in self.values:
+                return self.values[key]
+            if key in os.environ:
+                return os.environ[key]
+            self.error(where, f"names ${{{key}}}: neither a study name nor an environment variable")
+            return m.group(0)
+
+        return _PLACEHOLDER.sub(sub, value)
+
+    def path(self, value: str, where: str) -> str:
+        if not value:
+            return ""
+        p = self.expand(value, where)
+        return p if os.path.isabs(p) else os.path.normpath(self.dir / p)
+
+
+def load_study(
+    path: Path,
+    out: Path,
+    variant: str | None = None,
+    overrides: dict[str, Any] | None = None,
+    scheduler: str | None = None,
+) -> Study:
+    """Read, validate and plan ``path``: a :class:`Study` whose steps are in run order, or a
+    :class:`~xprobe.study.schema.StudyError` with one line per problem."""
+    path, out = Path(path), Path(out).resolve()
+    raw = read_study(path, variant, overrides)
+    errors: list[str] = []
+    data = check_keys(raw, str(path), errors)
+    if errors:
+        raise StudyError("\n".join(dict.fromkeys(errors)))
+    ctx = _Ctx(path, out, data, errors)
+    _resolve_paths(ctx)
+    study = data["study"]
+    study["workers"] = study["workers"] or cpu_count()
+    study["scheduler"] = scheduler
+    steps = all_steps(ctx)
+    _check_files(ctx, steps)
+    _check_argv(ctx, steps)
+    if errors:
+        raise StudyError("\n".join(dict.fromkeys(errors)))
+    return Study(path, out, data, steps)
+
+
+def _resolve_paths(ctx: _Ctx) -> None:
+    """Expand placeholders everywhere; make ``path``/``paths`` keys absolute."""
+    data = ctx.data
+    for section, spec in ENTRIES.items():
+        for name, entry in data[section].items():
+            where = f"[{section}.{name}]"
+            for key, (kind, _) in spec.items():
+                entry[key] = _resolve(ctx, kind, entry[key], f"{where} {key}")
+    for section in ("study", "probe", "report"):
+        for key, (kind, _) in SINGLES[section].items():
+            data[section][key] = _resolve(ctx, kind, data[section][key], f"[{section}] {key}")
+
+
+def _resolve(ctx: _Ctx, kind: str, value: Any, where: str) -> Any:
+    if kind == "path":
+        return value if value == "download" else ctx.path(value, where)
+    if kind == "paths":
+        return [v if v == "download" else ctx.path(v, where) for v in value]
+    if kind in ("str", "strs", "table", "params"):
+        return _expand_all(ctx, value, where)
+    return value
+
+
+def _expand_all(ctx: _Ctx, value: Any, where: str) -> Any:
+    if isinstance(value, str):
+        return ctx.expand(value, where)
+    if isinstance(value, list):
+        return [_expand_all(ctx, v, where) for v in value]
+    if isinstance(value, dict):
+        return {k: _expand_all(ctx, v, f"{where}.{k}") for k, v in value.items()}
+    return value
+
+
+def _check_files(ctx: _Ctx, steps: list[Step]) -> None:
+    """Every path a key names exists, or a step writes it (checked against the step outputs)."""
+    outputs = [o for s in steps for o in s.outputs]
+
+    def made(p: str) -> bool:
+        return any(p == o or p.startswith(o + os.sep) or o.startswith(p + os.sep) for o in outputs)
+
+    for section, spec in ENTRIES.items():
+        for name, entry in ctx.data[section].items():
+            for key, (kind, _) in spec.items():
+                if kind not in ("path", "paths"):
+                    continue
+                values = entry[key] if kind == "paths" else [entry[key]]
+                for p in values:
+                    if p and p != "download" and not os.path.exists(p) and not made(p):
+                        why = "no step of the study writes it" if p.startswith(str(ctx.out)) else (
+                            "no such file or folder")  # fmt: skip
+                        ctx.error(f"[{section}.{name}] {key}:", f"{p}: {why}")
+    for p in ctx.data["report"]["xnli"]:
+        if not os.path.exists(p) and not made(p):
+            ctx.error("[report] xnli:", f"{p}: no such file")
+
+
+def _check_argv(ctx: _Ctx, steps: list[Step]) -> None:
+    """Parse every command line a step will run with that command's own parser, so an option no
+    command knows is found before anything runs."""
+    from xprobe.cli import build_parser
+
+    parser = build_parser()
+    for step in steps:
+        if step.action[0] != "cli":
+            argvs = [step.action[2]["argv"]] if "argv" in step.action[2] else []
+        else:
+            argvs = step.action[1]
+        for argv in argvs:
+            argv = [argv[0], *step.runtime, *argv[1:]]
+            if argv[0] == "extract" and step.action[0] == "call":
+                argv = [*argv, "shard.conllu"]
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
+                parser.parse_args(argv)
+                continue
+            last = (err.getvalue().strip().splitlines() or ["invalid arguments"])[-1]
+            ctx.error(f"step {step.name}:", f"`xprobe {argv[0]}` refuses its options: {last}")

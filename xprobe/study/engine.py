@@ -1,0 +1,186 @@
+"""Run a plan's steps that are to do as a Dask graph, skipping what is done.
+
+Local by default: one step at a time in this process (``jobs=1``), or up to ``jobs`` independent
+steps at once in worker processes (Dask's multiprocessing scheduler). ``scheduler="tcp://..."``
+sends the steps to a Dask cluster whose workers see the same paths. Each step writes
+``OUT/.study/steps/NAME.started`` (its fingerprint) before it runs and ``NAME.json`` (fingerprint,
+settings, inputs, seconds) atomically after it finished: a killed run leaves no marker for the
+step it was in, so the next run redoes (resumes) it; a step whose settings or inputs changed since
+it last started first has its old outputs removed.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from xprobe.errors import XProbeError
+from xprobe.files import write_json
+from xprobe.study.actions import run_action
+from xprobe.study.state import Plan, StepStatus, marker_dir, read_marker
+
+__all__ = ["execute", "run_plan"]
+
+log = logging.getLogger(__name__)
+
+
+def _clean(status: StepStatus, out: Path) -> None:
+    """Remove a step's old outputs unless they come from an interrupted run of the same step."""
+    started = read_marker(out, status.step.name, "started")
+    if started is not None and started.get("fingerprint") == status.fingerprint:
+        return  # same work, interrupted: keep it so the stage resumes
+    for o in status.step.outputs:
+        p = Path(o)
+        if not str(p).startswith(str(out) + "/"):
+            continue  # never remove anything outside the study's folder
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
+
+
+def execute(status: StepStatus, out: str, threads: int, *_deps: Any) -> tuple[str, float]:
+    """Run one step (a Dask task): clean, mark started, run, mark done. Returns (name, seconds)."""
+    out_p = Path(out)
+    step = status.step
+    marks = marker_dir(out_p)
+    marks.mkdir(parents=True, exist_ok=True)
+    _clean(status, out_p)
+    write_json(marks / f"{step.name}.started", {"fingerprint": status.fingerprint})
+    _torch_threads(threads)
+    t0 = time.perf_counter()
+    run_action(step)
+    seconds = round(time.perf_counter() - t0, 1)
+    missing = [o for o in step.outputs if not Path(o).exists()]
+    if missing:
+        raise XProbeError(f"study step {step.name!r} finished without writing {missing[0]}")
+    write_json(
+        marks / f"{step.name}.json",
+        {"fingerprint": status.fingerprint, "settings": status.settings,
+         "inputs": status.inputs, "seconds": seconds},
+    )  # fmt: skip
+    return step.name, seconds
+
+
+def _torch_threads(threads: int) -> None:
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency
+        return
+    torch.set_num_threads(max(1, threads))
+
+
+class Progress:
+    """Steps done of total, the running stage, elapsed and estimated time left: one log line per
+    step, and a tqdm bar when stderr is a terminal."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.total, self.todo = len(plan.steps), len(plan.todo)
+        self.done = self.total - self.todo
+        self.finished = 0
+        self.start = time.perf_counter()
+        self.bar = None
+        if sys.stderr.isatty() and self.todo:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, initial=self.done, desc="study", unit="step")
+
+    def started(self, name: str) -> None:
+        log.info("[%d/%d] %s ...", self.done + 1, self.total, name)
+        if self.bar is not None:
+            self.bar.set_postfix_str(name)
+
+    def ended(self, name: str, seconds: float) -> None:
+        self.done += 1
+        self.finished += 1
+        elapsed = time.perf_counter() - self.start
+        left = elapsed / self.finished * (self.todo - self.finished)
+        log.info(
+            "[%d/%d] %s: %.1fs; elapsed %s, about %s left", self.done, self.total, name,
+            seconds, _hms(elapsed), _hms(left),
+        )  # fmt: skip
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _hms(seconds: float) -> str:
+    s = round(seconds)
+    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+def _graph(plan: Plan, threads: int) -> tuple[dict[str, Any], list[str]]:
+    todo = {s.step.name for s in plan.todo}
+    graph: dict[str, Any] = {}
+    for s in plan.todo:
+        deps = [d for d in s.deps if d in todo]
+        graph[s.step.name] = (execute, s, str(plan.out), threads, *deps)
+    return graph, [s.step.name for s in plan.todo]
+
+
+def run_plan(
+    plan: Plan, jobs: int = 1, scheduler: str | None = None, threads: int = 1
+) -> dict[str, float]:
+    """Run the steps of ``plan`` that are to do; returns seconds per step run and ``total``."""
+    graph, keys = _graph(plan, threads)
+    progress = Progress(plan)
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    try:
+        if keys and scheduler:
+            _distributed(graph, keys, scheduler, progress, timings)
+        elif keys:
+            _local(graph, keys, jobs, progress, timings)
+    finally:
+        progress.close()
+    timings["total"] = round(time.perf_counter() - t0, 1)
+    return timings
+
+
+def _local(graph: dict, keys: list[str], jobs: int, progress: Progress, timings: dict) -> None:
+    import dask
+    from dask.callbacks import Callback
+
+    def pre(key: str, *_: Any) -> None:
+        progress.started(key)
+
+    def post(key: str, result: tuple[str, float], *_: Any) -> None:
+        timings[result[0]] = result[1]
+        progress.ended(*result)
+
+    if jobs <= 1:
+        get = dask.get
+        kwargs: dict[str, Any] = {}
+    else:
+        import dask.multiprocessing
+
+        get = dask.multiprocessing.get
+        kwargs = {"num_workers": jobs}
+    with Callback(pretask=pre, posttask=post):
+        get(graph, keys, **kwargs)
+
+
+def _distributed(graph: dict, keys: list[str], address: str, progress: Progress, timings: dict):
+    try:
+        from distributed import Client, as_completed
+    except ImportError:  # pragma: no cover - a dependency
+        raise XProbeError("--scheduler needs dask[distributed] installed") from None
+    try:
+        client = Client(address, timeout=30)
+    except OSError as e:
+        raise XProbeError(f"cannot reach Dask scheduler {address}: {e}") from None
+    try:
+        futures = client.get(graph, keys, sync=False)
+        for fut in as_completed(futures):
+            name, seconds = fut.result()
+            timings[name] = seconds
+            progress.ended(name, seconds)
+    finally:
+        client.close()

@@ -1,0 +1,267 @@
+"""The steps of a validated study, in run order: sample, downloads, languages (UDPipe, corpus,
+extract), word vectors, NLI encoders, mappings, probes, report. Each step writes under ``OUT``
+(``sample/``, ``models/``, ``corpus/``, ``probing/``, ``vectors/``, ``results/``, ``report/``) or,
+for downloads, into the cache; see ``docs/studies.md``."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from xprobe.errors import XProbeError
+from xprobe.study.actions import call
+from xprobe.study.language import flags, language_steps
+from xprobe.study.state import Step
+
+__all__ = ["all_steps"]
+
+
+def all_steps(ctx: Any) -> list[Step]:
+    """Every step of the study ``ctx`` (a :class:`xprobe.study.build._Ctx`); problems go to
+    ``ctx.errors``."""
+    data, out = ctx.data, ctx.out
+    steps: list[Step] = []
+    if "sample" in data:
+        s = data["sample"]
+        steps.append(Step("sample", "sample", call(
+            "make_sample", out=str(out / "sample"), seed=data["study"]["seed"],
+            sentences=s["sentences"], treebank=s["treebank"],
+        ), (str(out / "sample"),)))  # fmt: skip
+    for name, d in data["download"].items():
+        steps += _download(ctx, f"download-{name}", d["what"], d["langs"], d["options"])
+    codes: dict[str, str] = {}
+    for name, lang in data["languages"].items():
+        steps += _language(ctx, name, lang, codes)
+    for name, v in data["vectors"].items():
+        steps += _vectors(ctx, name, v)
+    for name, n in data["nli"].items():
+        steps += _nli(ctx, name, n)
+    for name, m in data["mappings"].items():
+        steps += _mapping(ctx, name, m)
+    probes = _probes(ctx, codes)
+    steps += probes
+    if probes:
+        steps.append(_report(ctx, [s.outputs[0] for s in probes]))
+    return _downloads_first(steps)
+
+
+def _downloads_first(steps: list[Step]) -> list[Step]:
+    """Every other step comes after the downloads: a recipe's files are named by no argument."""
+    first = [s for s in steps if s.stage == "download"]
+    names = tuple(s.name for s in first)
+    return first + [replace(s, after=s.after + names) for s in steps if s.stage != "download"]
+
+
+def _download(ctx: Any, step: str, what: str, langs: list[str], options: dict) -> list[Step]:
+    from xprobe.download import plan
+
+    kw = {"date": "date", "base_url": "base_url", "ext": "ext", "src": "src", "split": "muse_split"}
+    try:
+        items = plan(what, langs, **{kw[k]: v for k, v in options.items() if k in kw})
+    except XProbeError as e:
+        ctx.error(f"[{step.replace('download-', 'download.', 1)}]", f"what: {e}")
+        return []
+    outputs = tuple(str(i.unpack_to or i.dest) for i in items)
+    argv = ["download", what, *(["--lang", *langs] if langs else []), *flags(options)]
+    return [Step(step, "download", ("cli", [argv]), outputs)]
+
+
+def _language(ctx: Any, name: str, lang: dict, codes: dict[str, str]) -> list[Step]:
+    from xprobe.languages import load_profile
+
+    where = f"[languages.{name}]"
+    try:
+        profile = load_profile(lang["profile"] or name)
+    except XProbeError as e:
+        ctx.error(where, f"profile: {e}")
+        return []
+    codes[name] = profile.code
+    if not lang["input"] and not lang["probing"]:
+        ctx.error(where, "input: missing (dump, wikiextractor output, text, CoNLL-U, or "
+                  '"download"), or give probing = DIR')  # fmt: skip
+        return []
+    steps: list[Step] = []
+    if lang["input"] == ["download"]:
+        date = lang["dump_date"]
+        steps += _download(ctx, f"download-{name}", "wikipedia", [profile.code], {"date": date})
+        lang["input"] = list(steps[-1].outputs) if steps else []
+        if not lang["udpipe"] and not lang["udpipe_train"]:
+            steps += _download(ctx, f"download-udpipe-{name}", "udpipe", [profile.code], {})
+    model = lang["udpipe"]
+    if lang["udpipe_train"]:
+        model = str(ctx.out / "models" / f"{name}.udpipe")
+        steps.append(
+            Step(
+                f"udpipe-{name}",
+                "udpipe",
+                call("train_udpipe", train=lang["udpipe_train"], out=model),
+                (model,),
+            )
+        )
+    elif not model:
+        model = _cached_model(ctx, where, profile, steps, lang)
+    found = language_steps(name, lang, ctx.data["study"], ctx.out, model)
+    return steps + [replace(s, reads=(str(Path(profile.path).resolve()),)) for s in found]
+
+
+def _cached_model(ctx: Any, where: str, profile: Any, steps: list[Step], lang: dict) -> str:
+    from xprobe.download import cache_dir
+
+    path = cache_dir() / "udpipe" / profile.udpipe_model
+    converted = lang["probing"] or all(p.endswith(".conllu") for p in lang["input"])
+    if not converted and not steps and not path.exists():
+        ctx.error(where, f"udpipe: not given, and the profile's model {path} is not there "
+                  f"(xprobe download udpipe --lang {profile.code}, or udpipe_train)")  # fmt: skip
+    return str(path)
+
+
+def _vectors(ctx: Any, name: str, v: dict) -> list[Step]:
+    where, out = f"[vectors.{name}]", ctx.out
+    steps: list[Step] = []
+    raw = v["path"]
+    if v["train"]:
+        raw = str(out / "vectors" / f"{name}.vec")
+        steps.append(Step(f"vectors-{name}", "vectors", call(
+            "train_vectors", text=v["train"], out=raw, dim=v["dim"], epochs=v["epochs"]
+        ), (raw,)))  # fmt: skip
+    elif not raw:
+        ctx.error(where, "path: missing (give path = FILE.vec, or train = TEXT)")
+    if v["map_to"]:
+        if v["map_to"] not in ctx.data["vectors"]:
+            ctx.error(where, f"map_to: {v['map_to']!r} is not declared in [vectors]")
+            return steps
+        if not v["dictionary"]:
+            ctx.error(where, "dictionary: missing (map_to needs a bilingual dictionary)")
+            return steps
+        mapped = str(out / "vectors" / f"{name}.mapped.vec")
+        report = str(out / "vectors" / f"{name}.mapping.json")
+        argv = ["map-vectors", "--src", ctx.values[f"vectors.{v['map_to']}"], "--tgt", raw,
+                "--dictionary", v["dictionary"]]  # fmt: skip
+        if v["test_dictionary"]:
+            argv += ["--test-dictionary", v["test_dictionary"]]
+        argv += ["--out", mapped, "--report", report, *flags(v["options"])]
+        steps.append(Step(f"map-vectors-{name}", "map-vectors", ("cli", [argv]), (mapped, report)))
+    return steps
+
+
+def _nli(ctx: Any, name: str, n: dict) -> list[Step]:
+    where, study = f"[nli.{name}]", ctx.data["study"]
+    if n["path"]:
+        return []
+    out = str(ctx.out / "models" / name)
+    if n["encoder"].count(":"):  # a frozen encoder spec: train an NLI head on it
+        argv = ["train-nli", "--frozen", n["encoder"]]
+    elif n["encoder"]:
+        argv = ["train-nli", "--encoder", n["encoder"], "--vectors", n["vectors"]]
+    else:
+        ctx.error(where, "encoder: missing (an architecture, a frozen spec, or path = DIR)")
+        return []
+    if not n["train"] or not n["dev"]:
+        ctx.error(where, f"{'train' if not n['train'] else 'dev'}: missing (NLI pair files)")
+        return []
+    argv += ["--train", *n["train"], "--dev", n["dev"]]
+    argv += ["--test", n["test"]] if n["test"] else []
+    argv += ["--out", out, *flags(n["options"]), "--device", study["device"]]
+    argv += ["--seed", str(study["seed"])]
+    runtime = ("--threads", str(study["threads"]))
+    return [Step(f"train-nli-{name}", "train-nli", ("cli", [argv]), (out,), out, runtime=runtime)]
+
+
+def _mapping(ctx: Any, name: str, m: dict) -> list[Step]:
+    where, study = f"[mappings.{name}]", ctx.data["study"]
+    teacher = m["teacher"]
+    if teacher in ctx.data["nli"]:
+        teacher = ctx.values[f"nli.{teacher}"]
+    elif ":" not in teacher:
+        declared = ", ".join(ctx.data["nli"]) or "none"
+        ctx.error(where, f"teacher: {teacher!r} is not declared in [nli] (declared: {declared})")
+        return []
+    out = str(ctx.out / "models" / name)
+    argv = ["map", "--teacher", teacher]
+    argv += ["--student", m["student"]] if m["student"] else []
+    reads: tuple[str, ...] = ()
+    if m["recipe"]:
+        from xprobe.mapping.recipes import MAPPING_DIR
+
+        kind = "--recipe" if m["recipe"].endswith(".toml") else "--pair"
+        argv += [kind, m["recipe"]] + (["--data-dir", m["data_dir"]] if m["data_dir"] else [])
+        recipe = m["recipe"] if kind == "--recipe" else str(MAPPING_DIR / f"{m['recipe']}.toml")
+        if not os.path.exists(recipe):
+            ctx.error(where, f"recipe: no recipe {recipe}")
+        reads = (recipe,)
+    argv += ["--vectors", m["vectors"]] if m["vectors"] else []
+    if len(m["parallel"]) in (1, 2):
+        argv += ["--parallel-tsv" if len(m["parallel"]) == 1 else "--parallel", *m["parallel"]]
+    elif not m["recipe"]:
+        ctx.error(where, "parallel: give one TSV or two aligned files (or a recipe)")
+        return []
+    argv += ["--xnli-dev", m["xnli_dev"]] if m["xnli_dev"] else []
+    argv += [*flags(m["options"]), "--target-lang", m["lang"], "--out", out]
+    argv += ["--device", study["device"], "--seed", str(study["seed"])]
+    runtime = ("--threads", str(study["threads"]))
+    return [Step(f"map-{name}", "map", ("cli", [argv]), (out,), out, reads=reads, runtime=runtime)]
+
+
+def _probes(ctx: Any, codes: dict[str, str]) -> list[Step]:
+    data, out, probe = ctx.data, ctx.out, ctx.data["probe"]
+    study = data["study"]
+    cls = list(probe["classifiers"])
+    if probe["mdl"]:
+        cls = (cls or ["mlp"]) + [f"mdl-{c}" for c in (cls or ["mlp"]) if c in ("mlp", "lr")]
+    specs = {name: _specs(ctx, name, e, codes) for name, e in data["encoders"].items()}
+    steps: list[Step] = []
+    for lang, code in codes.items():
+        folder = data["languages"][lang]["probing"] or str(out / "probing" / lang)
+        common = ["--lang", code, *(["--dataset", study["dataset"]] if study["dataset"] else [])]
+        common += ["--device", study["device"], *flags(probe["options"])]
+        if probe["baselines"]:
+            res = str(out / "results" / lang / "baselines.jsonl")
+            argv = ["probe", "--data", folder, "--out", res, *common,
+                    "--classifier", *probe["baselines"]]  # fmt: skip
+            steps.append(Step(f"probe-{lang}-baselines", "probe", ("cli", [argv]), (res,)))
+        for name, by_lang in specs.items():
+            if lang not in by_lang:
+                continue
+            res = str(out / "results" / lang / f"{name}.jsonl")
+            argv = ["probe", "--data", folder, "--out", res, *common, "--name", name]
+            argv += ["--classifier", *cls] if cls else []
+            argv += ["--seeds", str(probe["seeds"])] if probe["seeds"] else []
+            argv += ["--control"] if probe["control"] else []
+            argv += [*flags(data["encoders"][name]["options"]), "--encoder", by_lang[lang]]
+            steps.append(Step(f"probe-{lang}-{name}", "probe", ("cli", [argv]), (res,)))
+    return steps
+
+
+def _specs(ctx: Any, name: str, e: dict, codes: dict[str, str]) -> dict[str, str]:
+    where = f"[encoders.{name}]"
+    if e["specs"]:
+        specs = {k: str(v) for k, v in e["specs"].items()}
+    elif e["spec"]:
+        specs = {lang: e["spec"] for lang in (e["langs"] or ctx.data["languages"])}
+    else:
+        ctx.error(where, "spec: missing (spec = SPEC for every language, or specs = {LANG = SPEC})")
+        return {}
+    for lang in specs:
+        if lang not in ctx.data["languages"]:
+            ctx.error(where, f"specs: {lang!r} is not declared in [languages]")
+    return {k: _abs_spec(ctx, v) for k, v in specs.items() if k in codes}
+
+
+def _abs_spec(ctx: Any, spec: str) -> str:
+    """A bare relative directory in a spec is relative to the study file, like every path."""
+    if ":" in spec or os.path.isabs(spec):
+        return spec
+    return str(Path(ctx.dir) / spec)
+
+
+def _report(ctx: Any, results: list[str]) -> Step:
+    out, report = ctx.out, ctx.data["report"]
+    merged, folder = str(out / "results" / "results.jsonl"), str(out / "report")
+    argv = ["report", merged, "--out", folder, "--reference-lang", report["reference_lang"]]
+    for f in report["xnli"]:
+        argv += ["--xnli", f]
+    argv += flags(report["options"])
+    action = call("merge_and_report", results=results, merged=merged, argv=argv)
+    return Step("report", "report", action, (merged, folder))

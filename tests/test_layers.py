@@ -18,6 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "xprobe",
         "xprobe.errors",
         "xprobe.files",
+        "xprobe.resources",
         "xprobe.ud",
         "xprobe.languages",
         "xprobe.download",

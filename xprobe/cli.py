@@ -32,6 +32,8 @@ COMMANDS = (
     "report",
     "sample",
     "demo",
+    "languages",
+    "export",
 )
 
 log = logging.getLogger("xprobe")

@@ -32,9 +32,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("xprobe.mapping",),
     ("xprobe.probe",),
     ("xprobe.report",),
+    ("xprobe.export",),
     ("xprobe.sample",),
     ("xprobe.demo",),
-    ("xprobe.commands", "xprobe.__main__"),
+    ("xprobe.commands", "xprobe.__main__", "xprobe.api"),
 )
 
 

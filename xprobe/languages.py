@@ -51,6 +51,8 @@ class LanguageProfile:
 
     code: str  # ISO 639-1 code, the file name: "de"
     name: str  # "German"
+    iso639_3: str = ""  # ISO 639-3 code, "deu" (mteb's results layout: "deu-Latn")
+    script: str = ""  # ISO 15924 script, "Latn"
     # --- corpus stage
     udpipe_model: str = ""  # UDPipe 1 model file name, e.g. "german-gsd-ud-2.5-191206.udpipe"
     moses_lang: str = "en"  # sacremoses language code; "en" where Moses has no rules

@@ -7,8 +7,8 @@ Written under OUT::
                                      value, and exp_mean/exp_ci_low/exp_ci_high/exp_seeds of its
                                      experiment (seeds combined), as the report computes them
     results/<model>/<revision>/<task>.json   mteb's layout (what ``mteb.ResultCache(OUT)``
-                                     reads): one folder per encoder (per layer for layer-wise
-                                     encoders: ``<name>__L<layer>``) and revision (the first 12
+                                     reads): one folder per encoder (``xprobe__<name>``, per
+                                     layer ``xprobe__<name>-L<layer>``) and revision (the first 12
                                      hex digits of the sha256 of its encoder_id); one JSON per
                                      task (``XProbe<Task>``, ``-<classifier>`` unless mlp) with
                                      the fields of mteb's TaskResult: dataset_revision,
@@ -24,8 +24,10 @@ different code are not one table.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import json
+import logging
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -34,6 +36,7 @@ from typing import Any
 from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.export.target import export_folder
+from xprobe.languages import load_profile
 from xprobe.probe.records import FIELDS, OPTIONAL_FIELDS, read_records
 from xprobe.report.group import group_experiments
 from xprobe.report.stats import Stats
@@ -44,6 +47,14 @@ RESULTS_STAMP = "xprobe-export.json"
 INTERVAL_COLUMNS = ("ci_low", "ci_high", "ci_method", "exp_mean", "exp_ci_low", "exp_ci_high",
                     "exp_seeds")  # fmt: skip
 MTEB_SPLITS = {"dev": "validation", "test": "test"}
+# mteb's ModelMeta fields that xprobe cannot know: written as null so that mteb validates the file
+_META_UNKNOWN = (
+    "release_date", "n_parameters", "memory_usage_mb", "max_tokens", "embed_dim", "license",
+    "open_weights", "public_training_code", "public_training_data", "similarity_fn_name",
+    "use_instructions", "training_datasets", "loader",
+)  # fmt: skip
+
+log = logging.getLogger(__name__)
 
 
 def _read(paths: list[Path]) -> list[dict[str, Any]]:
@@ -76,15 +87,14 @@ def tidy_rows(records: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, 
     from xprobe.report.group import Experiment
 
     stats = Stats()
-    exp_of: dict[int, Any] = {}
-    for exp in group_experiments(records):
-        for r in exp.records:
-            exp_of[id(r)] = exp
+    exps = group_experiments(records)  # kept alive: Stats caches by object id
+    exp_of = {id(r): exp for exp in exps for r in exp.records}
     cols = _columns(records)
     rows = []
     for r in records:
+        # the record's own interval (a fresh Stats: a short-lived object's id may be reused)
         own = Experiment(dict(exp_of[id(r)].fields) if id(r) in exp_of else {}, [r])
-        lo, hi, how = stats.interval(own)
+        lo, hi, how = Stats().interval(own)
         row = {c: _cell(r.get(c)) for c in cols if c not in INTERVAL_COLUMNS}
         row.update(ci_low=lo, ci_high=hi, ci_method=how)
         exp = exp_of.get(id(r))
@@ -109,11 +119,15 @@ def _write_tidy(tmp: Path, cols: list[str], rows: list[dict[str, Any]]) -> None:
         w.writerows(rows)
 
 
-def _model_dir(exp_fields: dict[str, Any]) -> tuple[str, str]:
-    name = str(exp_fields["encoder"]).replace("/", "__")
+def _model_dir(exp_fields: dict[str, Any]) -> tuple[str, str, str]:
+    """mteb's model name (``organization/name``; ``xprobe/`` when the encoder name has no
+    organization; ``-L<layer>`` per layer), its folder name and the revision."""
+    name = str(exp_fields["encoder"])
+    name = name if "/" in name else f"xprobe/{name}"
     if exp_fields.get("layer") is not None:
-        name += f"__L{exp_fields['layer']}"
-    return name, hashlib.sha256(str(exp_fields["encoder_id"]).encode()).hexdigest()[:12]
+        name += f"-L{exp_fields['layer']}"
+    rev = hashlib.sha256(str(exp_fields["encoder_id"]).encode()).hexdigest()[:12]
+    return name, name.replace("/", "__"), rev
 
 
 def _task_name(exp_fields: dict[str, Any]) -> str:
@@ -121,10 +135,27 @@ def _task_name(exp_fields: dict[str, Any]) -> str:
     return f"XProbe{exp_fields['task']}" + ("" if clf == "mlp" else f"-{clf}")
 
 
+@functools.cache
+def mteb_languages(code: str) -> tuple[str, ...]:
+    """mteb's language of a record's language code (``deu-Latn``) from the profile's
+    ``iso639_3`` and ``script``; empty (with a warning) when the profile has none."""
+    try:
+        profile = load_profile(code)
+    except XProbeError:
+        profile = None
+    if profile is None or not (profile.iso639_3 and profile.script):
+        log.warning(
+            "language %r: no profile with iso639_3 and script; mteb 'languages' empty", code
+        )
+        return ()
+    return (f"{profile.iso639_3}-{profile.script}",)
+
+
 def _score(exp, stats: Stats, subset: str) -> dict[str, Any]:
     lo, hi, how = stats.interval(exp)
     return {
-        "hf_subset": subset, "languages": [], "main_score": round(exp.mean, 6),
+        "hf_subset": subset, "languages": list(mteb_languages(str(exp.get("language")))),
+        "main_score": round(exp.mean, 6),
         "accuracy": round(exp.mean, 6), "accuracy_ci95": [round(lo, 6), round(hi, 6)],
         "ci_method": how, "scores_per_seed": exp.values, "n_train": exp.get("n_train"),
         "n_test": exp.get("n_test"), "classifier": exp.get("classifier"),
@@ -141,7 +172,7 @@ def mteb_files(records: list[dict[str, Any]]) -> dict[Path, dict[str, Any]]:
     files: dict[Path, dict[str, Any]] = {}
     placed: dict[tuple, Any] = {}
     for e in exps:
-        name, rev = _model_dir(e.fields)
+        model, name, rev = _model_dir(e.fields)
         task = _task_name(e.fields)
         subset = (
             e.get("language") if len(datasets) == 1 else f"{e.get('dataset')}.{e.get('language')}"
@@ -168,25 +199,27 @@ def mteb_files(records: list[dict[str, Any]]) -> dict[Path, dict[str, Any]]:
             },
         )
         doc["scores"][split].append(_score(e, stats, str(subset)))
-        meta = Path("results") / name / rev / "model_meta.json"
-        files.setdefault(
-            meta,
-            {
-                "name": name,
-                "revision": rev,
-                "encoder": e.get("encoder"),
-                "encoder_id": e.get("encoder_id"),
-                "layer": e.get("layer"),
-            },
-        )
+        meta = files.setdefault(Path("results") / name / rev / "model_meta.json", _meta(model, rev))
+        meta["languages"] = sorted({*meta["languages"], *mteb_languages(str(e.get("language")))})
     for path, doc in files.items():
         if path.name != "model_meta.json":
-            hashes = sorted({s["dataset_hash"] for v in doc["scores"].values() for s in v})
-            doc["dataset_revision"] = hashlib.sha256("".join(hashes).encode()).hexdigest()[:12]
-            doc["scores"] = {
-                k: sorted(v, key=lambda s: s["hf_subset"]) for k, v in sorted(doc["scores"].items())
-            }
+            _finish_task(doc)
     return files
+
+
+def _meta(name: str, revision: str) -> dict[str, Any]:
+    """A model_meta.json mteb's ModelMeta validates: what xprobe knows, null for the rest."""
+    return {"name": name, "revision": revision, "languages": [], "framework": [],
+            **dict.fromkeys(_META_UNKNOWN)}  # fmt: skip
+
+
+def _finish_task(doc: dict[str, Any]) -> None:
+    """The task file's dataset_revision (digest of its data hashes) and sorted scores."""
+    hashes = sorted({s["dataset_hash"] for v in doc["scores"].values() for s in v})
+    doc["dataset_revision"] = hashlib.sha256("".join(hashes).encode()).hexdigest()[:12]
+    doc["scores"] = {
+        k: sorted(v, key=lambda s: s["hf_subset"]) for k, v in sorted(doc["scores"].items())
+    }
 
 
 def export_results(

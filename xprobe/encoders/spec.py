@@ -16,6 +16,12 @@
 a directory                     a project checkpoint (``train-nli`` / ``map`` output)
 =============================  ===============================================================
 
+Any spec may carry a display name for tables and records in its trailing brackets,
+``st:models/all-MiniLM-L6-v2[name=MiniLM-L6]`` (with other options: ``hf:PATH[cls,name=X]``);
+without one, :func:`default_name` makes one from the spec (for ``hf:``/``st:`` directories the
+model card's name, ``# all-MiniLM-L6-v2``, else the directory's name without generic parts such
+as ``model``).
+
 Example::
 
     enc = parse_encoder("bov:vectors/en.vec", vocab={"a", "cat"})
@@ -37,7 +43,22 @@ import numpy as np
 from xprobe.encoders.base import Encoder
 from xprobe.errors import XProbeError
 
-__all__ = ["CallableEncoder", "NpyEmbeddings", "default_name", "parse_encoder"]
+__all__ = ["CallableEncoder", "NpyEmbeddings", "default_name", "parse_encoder", "split_name"]
+
+
+def split_name(spec: str) -> tuple[str, str | None]:
+    """``(spec without its name option, name or None)``: ``X[cls,name=Y]`` -> ``(X[cls], Y)``."""
+    if not spec.endswith("]") or "[" not in spec:
+        return spec, None
+    head, _, opts = spec[:-1].rpartition("[")
+    items = [x.strip() for x in opts.split(",")]
+    names = [x.partition("=")[2].strip() for x in items if x.partition("=")[0].strip() == "name"]
+    if not names:
+        return spec, None
+    if not names[-1]:
+        raise XProbeError(f"--encoder {spec}: name= needs a value, e.g. [name=MiniLM-L6]")
+    rest = [x for x in items if x and x.partition("=")[0].strip() != "name"]
+    return (f"{head}[{','.join(rest)}]" if rest else head), names[-1]
 
 
 class CallableEncoder:
@@ -121,6 +142,7 @@ def parse_encoder(
     lowercase: bool = False,
 ) -> Encoder | NpyEmbeddings:
     """The encoder a spec names (see the module docstring); ``vocab`` restricts vector loading."""
+    spec = split_name(spec)[0]
     kind, _, rest = spec.partition(":")
     if kind in ("hf", "st"):
         from xprobe.encoders.transformer import load_transformer
@@ -206,7 +228,10 @@ def _sizes_like(directory: str, arch: str) -> dict[str, Any]:
 
 
 def default_name(spec: str) -> str:
-    """A short display name for a spec (``bov:en.vec`` -> ``bov-en``)."""
+    """A short display name for a spec (``bov:en.vec`` -> ``bov-en``; ``[name=X]`` -> ``X``)."""
+    spec, given = split_name(spec)
+    if given:
+        return given
     kind, _, rest = spec.partition(":")
     if kind in ("bov", "pmeans") and rest:
         return f"{kind}-{Path(rest).name.split('.')[0]}"
@@ -225,11 +250,11 @@ def default_name(spec: str) -> str:
     if kind == "python" and rest:
         return rest.rpartition(":")[2]
     if kind in ("hf", "st") and rest:
+        from xprobe.encoders.hfload import model_name
         from xprobe.encoders.transformer import parse_transformer_spec
 
         ts = parse_transformer_spec(spec)
-        p = Path(ts.path.rstrip("/"))
-        base = f"{p.parent.name}-{p.name}" if p.name in ("model", "models") else p.name
+        base = model_name(ts.path)
         pool = "" if ts.kind == "st" or ts.pooling == "mean" else f"-{ts.pooling}"
         return f"{kind}-{base}{pool}"
     return Path(spec.rstrip("/")).name or spec

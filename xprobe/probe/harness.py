@@ -107,7 +107,7 @@ def run_probe(
 ) -> list[dict[str, Any]]:
     """Probe ``encoder`` (a spec string, an Encoder, or None for baselines only) on every task of
     ``data_dir``; append the records to ``out``; return the records written."""
-    from xprobe.encoders.spec import default_name
+    from xprobe.encoders.spec import default_name, split_name
 
     opts = opts or ProbeOptions()
     if opts.threads:
@@ -134,7 +134,8 @@ def run_probe(
     done = {record_key(r) for r in read_records(out)} if not opts.force else set()
     ctx = _Context(encoder, name, dataset, opts, EmbeddingCache(opts.cache_dir, opts.cache_dtype))
     ctx.vocab_sets = sets if needs_encoder else []
-    ctx.provenance = (encoder_fields(encoder), partial_tasks(data_dir))
+    spec = split_name(encoder)[0] if isinstance(encoder, str) else encoder
+    ctx.provenance = (encoder_fields(spec), partial_tasks(data_dir))
     todo = [
         _Unit(ps, c, s)
         for ps in sets

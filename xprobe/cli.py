@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         p = sub.add_parser(
             name,
-            help=module.HELP,
+            help=module.HELP.replace("%", "%%"),  # argparse formats help with %
             description=(module.__doc__ or module.HELP).strip(),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )

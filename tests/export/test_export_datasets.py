@@ -148,3 +148,13 @@ def test_real_treebank_every_task_exports(tmp_path: Path) -> None:
     assert _check_every_task(probing, out) == 9
     card = (out / "README.md").read_text(encoding="utf-8")
     assert 'license: "cc-by-sa-4.0"' in card  # from the treebank's LICENSE.txt
+
+
+def test_same_input_same_bytes(probing: Path, tmp_path: Path) -> None:
+    outs = [tmp_path / "a", tmp_path / "b"]
+    for out in outs:
+        assert main(["export", "datasets", str(probing), "--out", str(out)]) == 0
+    files = sorted(p.relative_to(outs[0]) for p in outs[0].rglob("*") if p.is_file())
+    assert len(files) >= 5
+    assert all((outs[0] / f).read_bytes() == (outs[1] / f).read_bytes() for f in files)
+    assert files == sorted(p.relative_to(outs[1]) for p in outs[1].rglob("*") if p.is_file())

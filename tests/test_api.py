@@ -77,3 +77,9 @@ def test_a_spec_string_and_a_bad_object(tmp_path: Path) -> None:
     assert {r["language"] for r in recs} == {"xx"} and recs[0]["encoder"] == "baseline"
     with pytest.raises(XProbeError, match="cannot probe a int"):
         xprobe.evaluate(3, data, out=tmp_path / "r2.jsonl", classifiers=["lr"])
+
+
+def test_unknown_option_is_one_clear_error(tmp_path: Path) -> None:
+    data = _folder(tmp_path / "probing", "en")
+    with pytest.raises(XProbeError, match=r"unknown option.*max_trian; valid: .*max_train"):
+        xprobe.evaluate(words, data, out=tmp_path / "r.jsonl", max_trian=10)

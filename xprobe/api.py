@@ -91,9 +91,19 @@ def evaluate(
     :class:`~xprobe.probe.classifiers.TrainConfig`), and any other
     :class:`~xprobe.probe.harness.ProbeOptions` field (``max_train``, ``grid``, ``control``...).
     """
+    import dataclasses
+
     from xprobe.encoders.device import resolve_device
 
     wrap = {k: options.pop(k) for k in ("tokenizer", "layers", "detok") if k in options}
+    valid = {f.name for f in dataclasses.fields(ProbeOptions)} - {"tasks", "classifiers", "seeds",
+             "name", "language", "device", "cache_dir"}  # fmt: skip
+    unknown = sorted(set(options) - valid)
+    if unknown:
+        raise XProbeError(
+            f"evaluate(): unknown option(s) {', '.join(unknown)}; valid: "
+            f"{', '.join(sorted(valid | {'tokenizer', 'layers', 'detok'}))}"
+        )
     dev = resolve_device(device)
     train = options.pop("train", TrainConfig())
     out = Path(out)

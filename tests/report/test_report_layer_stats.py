@@ -59,6 +59,6 @@ def test_report_shows_them(tmp_path: Path) -> None:
         "| L0 | +20.0 [" in md and " ns |" in md and "| n_test (de/en) | 10000/10000 | 5/5 |" in md
     )
     curves = (tmp_path / "layers_xprobe_lr_hf-tiny_en.csv").read_text().splitlines()
-    assert curves[-1] == "n_test,10000/5,10000/5,10000/5"
+    assert curves[-1] == "n_test (SentLen/CoordInv),10000/5,10000/5,10000/5"
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "Shaded: the 95% interval" in report and "6 comparisons" in report

@@ -129,7 +129,9 @@ def _group(
     )
     for lang in langs:
         rows = [[t] + [_pct(v) for v in curves[lang][i]] for i, t in enumerate(tasks)]
-        rows.append(["n_test"] + [_n(exps, (*group, lang), tasks, x) for x in layers])
+        ns = [_n(exps, (*group, lang), tasks, x) for x in layers]
+        label = "n_test" if all("/" not in n for n in ns) else f"n_test ({'/'.join(tasks)})"
+        rows.append([label, *ns])
         md = _table(out, _slug(f"{stem}_{lang}"), ["task"] + [f"L{x}" for x in layers], rows)
         sections.append(f"### {lang}\n\n{md}")
         written += [out / f"{_slug(f'{stem}_{lang}')}.{s}" for s in ("md", "csv")]
@@ -168,9 +170,13 @@ def _relative(exps, group, lang, ref, tasks, layers, out, sections) -> list[Path
 
 
 def _n(exps: dict, prefix: tuple, tasks: list[str], layer: int) -> str:
-    """The n_test of one layer's column ("" when none; "a/b" when tasks differ)."""
-    ns = sorted({str(e.get("n_test")) for t in tasks for e in exps.get((*prefix, t, layer), [])})
-    return "/".join(ns)
+    """The n_test of one layer's column: one number when every task has it, else one per task
+    in row order, ``/``-separated (``-`` for a task without a single experiment)."""
+    per_task = []
+    for t in tasks:
+        found = {str(e.get("n_test")) for e in exps.get((*prefix, t, layer), [])}
+        per_task.append(found.pop() if len(found) == 1 else "-")
+    return per_task[0] if len(set(per_task)) == 1 else "/".join(per_task)
 
 
 def _pct(v: float) -> str:

@@ -261,6 +261,26 @@ def test_max_sentences_and_shards(tiny_model: Path, tmp_path: Path) -> None:
     assert [len(list(read_conllu(p))) for p in sorted(out.glob("shard-*"))] == [4, 4, 3]
 
 
+def test_a_larger_max_sentences_reuses_the_shards(tiny_model: Path, tmp_path: Path) -> None:
+    """Growing a folder: whole shards of the smaller run are reused, its last shard (cut short
+    by the limit) is parsed again, and the shards equal a run with the larger limit from an
+    empty folder; a smaller limit than the folder holds is refused."""
+    src = tmp_path / "big.xml"
+    src.write_text(dump_text(extra_pages=6), encoding="utf-8")
+    out, ref = tmp_path / "out", tmp_path / "ref"
+    first = run_corpus(config([src], out, tiny_model, shard_size=4, max_sentences=11))
+    assert first["exhausted"] is False
+    man = run_corpus(config([src], out, tiny_model, shard_size=4, max_sentences=20))
+    assert man["timing"]["shards_resumed"] == 2  # shards 0 and 1; shard 2 held 3 of 4
+    assert man["counts"]["kept"] == 20
+    run_corpus(config([src], ref, tiny_model, shard_size=4, max_sentences=20))
+    assert shard_bytes(out) == shard_bytes(ref)
+    with pytest.raises(XProbeError, match=r"holds 20 parsed sentences .* --max-sentences 8"):
+        run_corpus(config([src], out, tiny_model, shard_size=4, max_sentences=8))
+    whole = run_corpus(config([src], out, tiny_model, shard_size=4))
+    assert whole["exhausted"] is True and whole["timing"]["shards_resumed"] == 5
+
+
 def test_two_worker_processes_match_one(tiny_model: Path, tmp_path: Path) -> None:
     src = tmp_path / "big.xml"
     src.write_text(dump_text(extra_pages=8), encoding="utf-8")

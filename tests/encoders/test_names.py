@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from xprobe.encoders.hfload import card_name, model_name
-from xprobe.encoders.spec import default_name, split_name
+from xprobe.encoders.spec import default_name, split_display_name
 from xprobe.errors import XProbeError
 
 
@@ -21,14 +21,14 @@ from xprobe.errors import XProbeError
         ("random:bilstm-max:en.vec[hidden=8]", "random:bilstm-max:en.vec[hidden=8]", None),
     ],
 )
-def test_split_name(spec: str, rest: str, name: str | None) -> None:
-    assert split_name(spec) == (rest, name)
+def test_split_display_name(spec: str, rest: str, name: str | None) -> None:
+    assert split_display_name(spec) == (rest, name)
 
 
 def test_given_name_wins_and_empty_name_is_an_error() -> None:
     assert default_name("bov:/x/en.vec[name=fastText-en]") == "fastText-en"
-    with pytest.raises(XProbeError, match="name= needs a value"):
-        split_name("st:m[name=]")
+    with pytest.raises(XProbeError, match="empty name="):
+        split_display_name("st:m[name=]")
 
 
 def _model_dir(root: Path, card: str | None) -> Path:

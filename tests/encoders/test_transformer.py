@@ -183,8 +183,9 @@ def test_cli_wrong_spec_one_line(tmp_path: Path, capsys) -> None:
     data = tmp_path / "en"
     data.mkdir()
     (data / "past_present.txt").write_text(
-        "tr\tPAST\tthe cat sat .\nva\tPRES\tthe cat sits .\nte\tPAST\tthe dog sat .\n"
-    )
+        "tr\tPAST\tthe cat sat .\ntr\tPRES\tthe cat sees .\nva\tPRES\tthe cat sits .\n"
+        "va\tPAST\ta cat ran .\nte\tPAST\tthe dog sat .\nte\tPRES\tthe dog sits .\n"
+    )  # two classes per split: a one-class split is refused before the encoder is loaded
     rc = main(["probe", "--encoder", "hf:/no/such/dir", "--data", str(data), "--lang", "en",
                "--out", str(tmp_path / "r.jsonl")])  # fmt: skip
     err = capsys.readouterr().err

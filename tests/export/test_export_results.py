@@ -16,7 +16,7 @@ from xprobe.cli import main
 from xprobe.probe.classifiers import TrainConfig
 from xprobe.probe.harness import ProbeOptions, run_probe
 from xprobe.probe.records import read_records
-from xprobe.report.stats import wilson
+from xprobe.report.stats import clopper_pearson, wilson
 
 pq = pytest.importorskip("pyarrow.parquet")
 
@@ -76,6 +76,11 @@ def test_tidy_table_has_every_record_and_field(results: Path, tmp_path: Path) ->
             assert row[key] == want, key
             assert text[key] == ("" if want is None else str(want)), key
         assert row["ci_low"] <= rec["value"] <= row["ci_high"]
+        if row["ci_method"] == "exact":  # fewer than MIN_TEST items: Clopper-Pearson
+            k = round(rec["value"] * rec["n_test"])
+            assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+                clopper_pearson(k, rec["n_test"])
+            )
         if row["ci_method"] == "binomial":  # dev records carry no per-item correctness
             assert (row["ci_low"], row["ci_high"]) == pytest.approx(
                 wilson(rec["value"], rec["n_test"])

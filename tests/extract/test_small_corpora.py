@@ -238,13 +238,45 @@ def test_windows_per_million_become_counts():
 
     assert absolute_window(100_000_000, 1.0, 50.0) == (100, 5000)
     assert absolute_window(201_962, 5.0, 250.0) == (2, 50)  # EWT train
-    assert resolve_windows("SubjNum", Params(), 10**6) == Params()  # absolute default kept
-    got = resolve_windows("SubjNum", Params(min_per_million=5, max_per_million=250), 201_962)
-    assert (got.min_freq, got.max_freq) == (2, 50)
-    only_max = resolve_windows("SOMO", SomoParams(max_per_million=1000.0), 201_962)
-    assert (only_max.min_freq, only_max.max_freq) == (40, 201)
+    kept, how = resolve_windows("SubjNum", Params(), 10**6, "absolute")
+    assert kept == Params() and how["used"] == "absolute" and how["counts"] == [100, 5000]
+    pm = Params(min_per_million=5, max_per_million=250)
+    got, how = resolve_windows("SubjNum", pm, 201_962)
+    assert (got.min_freq, got.max_freq) == (2, 50) and how["used"] == "per-million"
+    # only max given: min scaled from 40 at 20 million tokens = 2 per million -> ceil(0.40) = 1
+    only_max, how = resolve_windows("SOMO", SomoParams(max_per_million=1000.0), 201_962)
+    assert (only_max.min_freq, only_max.max_freq) == (1, 201)
+    assert how["per_million"] == [2.0, 1000.0]
     with pytest.raises(XProbeError, match=r"SOMO: .* counts 1\.\.0 in this corpus of 201962"):
         resolve_windows("SOMO", SomoParams(min_per_million=0.04, max_per_million=0.4), 201_962)
+
+
+def test_auto_windows_follow_the_corpus_size():
+    """auto: per million below ``windows_tokens`` (the absolute window scaled to it), absolute
+    from that size on; the two agree at that size. Hand-computed: 100..5,000 at 20 million
+    tokens is 5..250 per million, so 1.5 million tokens give counts 7.5 -> 8 .. 375."""
+    from xprobe.extract.windows import resolve_windows
+    from xprobe.tasks.odd_man_out import Params as SomoParams
+    from xprobe.tasks.subj_number import Params
+
+    small, how = resolve_windows("SubjNum", Params(), 1_500_000)
+    assert (small.min_freq, small.max_freq) == (8, 375)
+    assert how["mode"] == "auto" and how["used"] == "per-million"
+    assert how["per_million"] == [5.0, 250.0] and "fewer than the 20000000" in how["why"]
+    at, how = resolve_windows("SubjNum", Params(), 20_000_000)
+    assert (at.min_freq, at.max_freq) == (100, 5000) and how["used"] == "absolute"
+    mine, how = resolve_windows("SubjNum", Params(windows_tokens=1_000_000), 1_500_000)
+    assert (mine.min_freq, mine.max_freq) == (100, 5000) and how["used"] == "absolute"
+    forced, how = resolve_windows("SubjNum", Params(), 10**9, "per-million")
+    assert (forced.min_freq, forced.max_freq) == (5000, 250_000)
+    # too small for SOMO's scaled 2..20 per million (counts 1..0): auto keeps 40..400
+    kept, how = resolve_windows("SOMO", SomoParams(), 30_000)
+    assert (kept.min_freq, kept.max_freq) == (40, 400) and how["used"] == "absolute"
+    assert "holds no count" in how["why"]
+    with pytest.raises(XProbeError, match=r"SOMO: the frequency window 2\.0\.\.20\.0 per mi"):
+        resolve_windows("SOMO", SomoParams(), 30_000, "per-million")
+    with pytest.raises(XProbeError, match="windows must be one of auto, absolute, per-million"):
+        resolve_windows("SubjNum", Params(), 10, "relative")
 
 
 def test_relative_window_reaches_the_tasks_and_the_manifest(tmp_path, corpus):
@@ -288,7 +320,7 @@ def test_profile_added_by_one_toml_extracts_a_small_treebank(tmp_path):
             assert e["params"]["max_freq"] == 250 * tokens // 10**6
     assert check_probing_dir(tmp_path / "us") == []
     cfg = ExtractConfig(lang="en", out=tmp_path / "en", inputs=inputs, sizes=sizes,
-                        allow_partial=True, progress=False)  # fmt: skip
+                        allow_partial=True, progress=False, windows="absolute")  # fmt: skip
     absolute = extract(cfg)["tasks"]
     assert min(absolute["obj_number"]["written"][s]["total"] for s in SPLITS) == 0
 

@@ -78,7 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-sentences",
         type=_positive,
         metavar="N",
-        help="stop after N kept (parsed) sentences (default: all)",
+        help="stop after N kept (parsed) sentences (default: all); a later run with a larger N "
+        "(or none) in the same folder reuses the shards parsed",
     )
     parser.add_argument(
         "--shard-size",

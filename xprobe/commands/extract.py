@@ -18,6 +18,13 @@ Examples:
   xprobe extract --lang de --out probing/de --tasks SentLen BShift --sizes 1000,100,100 de.conllu
   xprobe extract --lang en --out p --param tree_depth.min_depth=4 --allow-partial en.conllu
   xprobe extract --check probing/en
+  xprobe extract --lang de --out probing/de --sizes 10000,1000,1000 --allow-partial \
+      --from-text dewiki.xml.bz2 --parsed work/de/parsed --model de.udpipe --workers 2
+
+--from-text parses a dump or text in rounds (into --parsed, resumable) until every task can be
+filled or the input ends, then extracts once (docs/tasks.md, "Parsing in rounds"). Frequency
+windows: --windows auto (default) gives them per million tokens on a corpus smaller than the one
+the absolute counts were written for (windows_tokens), absolute counts from that size on.
 """
 
 from __future__ import annotations
@@ -107,7 +114,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also write DIR/<task>.provenance.tsv, aligned with each task "
         "file: split, label, source file, line, sent_id, key",
     )
+    parser.add_argument(
+        "--windows",
+        choices=("auto", "absolute", "per-million"),
+        default="auto",
+        help="frequency windows of Tense, SubjNum, ObjNum, SOMO: absolute counts, per million "
+        "tokens, or auto (default): per million on a corpus below the size the counts were "
+        "written for (the task's windows_tokens), absolute from it on",
+    )
     _add_selection_arguments(parser)
+    _add_round_arguments(parser)
+
+
+def _add_round_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("parsing in rounds (instead of CONLLU inputs)")
+    group.add_argument(
+        "--from-text",
+        nargs="+",
+        metavar="INPUT",
+        help="dumps (.xml[.bz2]), wikiextractor output or text, as 'xprobe corpus' reads them: "
+        "parsed in rounds into --parsed until every task can be filled or the input ends",
+    )
+    group.add_argument("--parsed", type=Path, metavar="DIR", help="folder of the parsed shards")
+    group.add_argument("--model", type=Path, metavar="FILE.udpipe", help="UDPipe 1 model")
+    group.add_argument("--workers", type=int, default=1, metavar="N", help="parser processes (1)")
+    group.add_argument(
+        "--shard-size", type=int, default=10_000, metavar="N", help="sentences per shard (10000)"
+    )
+    group.add_argument(
+        "--first-round", type=int, default=20_000, metavar="N", help="sentences parsed first"
+    )
+    group.add_argument(
+        "--max-sentences", type=int, metavar="N", help="parse at most N sentences (default: all)"
+    )
 
 
 def _add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -192,6 +231,8 @@ def run(args: argparse.Namespace) -> int:
             print(p)
         for w in warnings:
             print(f"warning: {w}")
+        for line in _yield_summary(args.check):
+            print(line)
         if problems:
             log.error("%s: %d problem(s), %d warning(s)", args.check, len(problems), len(warnings))
             return 1
@@ -201,7 +242,9 @@ def run(args: argparse.Namespace) -> int:
         log.info("%s: ok", args.check)
         return 0
     _take_files_from_tasks(args)
-    if not args.lang or args.out is None or not args.conllu:
+    if args.from_text and (args.conllu or args.parsed is None):
+        raise XProbeError("--from-text takes no CoNLL-U inputs and needs --parsed DIR")
+    if not args.lang or args.out is None or not (args.conllu or args.from_text):
         raise XProbeError(
             "extract needs --lang, --out and at least one CoNLL-U file (or --check DIR)"
         )
@@ -222,8 +265,20 @@ def run(args: argparse.Namespace) -> int:
         min_tokens=args.min_tokens,
         max_tokens=args.max_tokens,
         progress=args.progress,
+        windows=args.windows,
     )
-    manifest = extract(config)
+    if args.from_text:
+        from xprobe.corpus.stopping import Stopped, stop_on_signals
+
+        try:
+            with stop_on_signals():
+                manifest = _build_from_text(args, config)
+        except Stopped as e:
+            log.error("stopped by %s; the shards parsed so far are kept in %s: resume with the "
+                      "same command", e, args.parsed)  # fmt: skip
+            return e.exit_status
+    else:
+        manifest = extract(config)
     partial = [t for t, e in manifest["tasks"].items() if e["partial"]]
     log.info(
         "wrote %d task file(s) to %s%s",
@@ -232,3 +287,34 @@ def run(args: argparse.Namespace) -> int:
         f"; partial: {', '.join(partial)}" if partial else "",
     )
     return 0
+
+
+def _yield_summary(directory: Path) -> list[str]:
+    import json
+
+    from xprobe.extract.yields import yield_lines
+
+    try:
+        manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return yield_lines(manifest)
+
+
+def _build_from_text(args: argparse.Namespace, config: object) -> dict:
+    from xprobe.corpus.filters import FilterConfig
+    from xprobe.corpus.pipeline import CorpusConfig
+    from xprobe.extract.rounds import Rounds, build_language
+
+    corpus = CorpusConfig(
+        lang=args.lang,
+        out=args.parsed,
+        inputs=tuple(Path(p) for p in args.from_text),
+        model=args.model,
+        workers=args.workers,
+        shard_size=args.shard_size,
+        filters=FilterConfig(min_tokens=args.min_tokens, max_tokens=args.max_tokens),
+        progress=bool(args.progress),
+    )
+    rounds = Rounds(first=args.first_round, limit=args.max_sentences)
+    return build_language(corpus, config, rounds)  # type: ignore[arg-type]

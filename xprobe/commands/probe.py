@@ -18,6 +18,8 @@ Encoder specs:
                               layer: OPTS = pooling=mean|cls|first|last, layers=all|N|A-B|N,M,
                               detok=auto|none|LANG, max_length=N (e.g. hf:xlm-r[cls,layers=0-6])
   st:PATH[OPTS]               a sentence-transformers model with its own pooling (layers=...)
+  Any spec may end in [name=NAME] (or add name=NAME to its OPTS): the encoder's name in the
+  records, as --name; e.g. bov:vectors/fi.vec[name=bov-fasttext].
 
 Layer-wise encoders (hf:, st:) give one record per layer (its "layer" field; 0 = the embedding
 layer); all layers come from one forward pass, are cached per layer, and every layer's
@@ -190,6 +192,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "report shows selectivity = accuracy - control accuracy. Costs one more fit per probe; "
         "add --force to redo probes already recorded without it",
     )
+    p.add_argument(
+        "--allow-one-class",
+        action="store_true",
+        help="probe a task whose test or validation split holds one class only (an error "
+        "otherwise: accuracy there only says how often the probe predicts that class); the "
+        "records carry one_class and the report flags those cells",
+    )
     p.add_argument("--name", help="encoder name in the records (default: from the spec)")
     p.add_argument(
         "--progress",
@@ -238,6 +247,7 @@ def run(args: argparse.Namespace) -> int:
         lowercase=args.lowercase,
         cache_dtype=args.cache_dtype,
         control=args.control,
+        allow_one_class=args.allow_one_class,
         train=TrainConfig(
             batch_size=args.train_batch,
             lr=args.lr,

@@ -151,7 +151,6 @@ def _settings(config: CorpusConfig, profile: LanguageProfile, model: Path) -> di
         "filters": asdict(config.filters),
         "sentence_final": list(profile.sentence_final),
         "shard_size": config.shard_size,
-        "max_sentences": config.max_sentences,
     }
 
 
@@ -177,6 +176,7 @@ def run_corpus(
     config.out.mkdir(parents=True, exist_ok=True)
     settings = _settings(config, profile, model)
     manifest = Manifest.open(config.out, settings)
+    _refuse_shrinking(config, manifest)
     t0 = time.perf_counter()
     front = _Front(config, profile, model)
     executor = make_executor(config.workers, config.scheduler)
@@ -194,6 +194,8 @@ def run_corpus(
     manifest.save(
         complete=True,
         counts=counts,
+        max_sentences=config.max_sentences,
+        exhausted=config.max_sentences is None or counts["kept"] < config.max_sentences,
         inputs=[str(p) for p in config.inputs],
         tokenizer={**front.tokenizer.description, "udpipe_input": front.mode},
         executor=executor.description,
@@ -209,6 +211,21 @@ def run_corpus(
         "corpus: %d sentences in %d shards -> %s", counts["kept"], len(manifest.shards), config.out
     )
     return {"settings": settings, **manifest.extra}
+
+
+def _refuse_shrinking(config: CorpusConfig, manifest: Manifest) -> None:
+    """A folder may grow (a larger ``--max-sentences`` reuses every shard already parsed), never
+    shrink: shards beyond a smaller limit would stay in the folder and be read by ``extract``."""
+    limit = config.max_sentences
+    if limit is None:
+        return
+    beyond = [k for k in manifest.shards if k * config.shard_size >= limit]
+    if beyond:
+        held = sum(r["sentences"] for r in manifest.shards.values())
+        raise XProbeError(
+            f"{config.out} already holds {held} parsed sentences ({len(manifest.shards)} shards), "
+            f"more than --max-sentences {limit}; raise the limit or use another --out folder"
+        )
 
 
 def _nothing_kept(config: CorpusConfig, counts: dict[str, Any]) -> str:
@@ -260,7 +277,9 @@ def _drive(
 
     try:
         for index, batch in enumerate(_shards(front, config.shard_size)):
-            if manifest.done(index) is not None:
+            done = manifest.done(index)
+            # a shard cut short by an earlier, smaller --max-sentences is parsed again
+            if done is not None and done["sentences"] == len(batch):
                 stats["resumed"] += 1
                 bar.update(len(batch), stats["parsed"])
                 continue

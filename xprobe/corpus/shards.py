@@ -9,6 +9,9 @@ intact and recomputes the rest, producing the same bytes as an uninterrupted run
 
 The manifest's ``settings`` (inputs, model, tokenizer, filters, shard size...) must match for a
 run to resume; otherwise the run stops with an error rather than mixing two corpora in one folder.
+``--max-sentences`` is not a setting: a folder grows when it is raised (every shard whose
+sentence count is what this run puts there is reused; one cut short by the smaller limit is
+parsed again), and a limit below what the folder holds is an error.
 """
 
 from __future__ import annotations

@@ -161,7 +161,8 @@ def _extract(d: Demo, lang: str):
             params += [f"{task}.{k}={v}" for k, v in values.items()]
         argv = ["extract", "--lang", lang, "--out", d.p("probing", lang),
                 "--sizes", ",".join(map(str, size.probe_sizes)), "--seed", str(d.seed),
-                "--allow-partial", "--no-progress"]  # fmt: skip
+                "--allow-partial", "--no-progress",
+                "--windows", "absolute"]  # the counts above are for the sample itself  # fmt: skip
         for p in params:
             argv += ["--param", p]
         d.cli(f"extract-{lang}", argv + [str(x) for x in shards])

@@ -16,16 +16,19 @@
 a directory                     a project checkpoint (``train-nli`` / ``map`` output)
 =============================  ===============================================================
 
-Any spec may carry a display name for tables and records in its trailing brackets,
-``st:models/all-MiniLM-L6-v2[name=MiniLM-L6]`` (with other options: ``hf:PATH[cls,name=X]``);
-without one, :func:`default_name` makes one from the spec (for ``hf:``/``st:`` directories the
-model card's name, ``# all-MiniLM-L6-v2``, else the directory's name without generic parts such
-as ``model``).
+Any spec may end in a display name, ``[name=NAME]`` (or ``name=NAME`` among a spec's other
+options: ``hf:PATH[cls,name=MiniLM-L6]``): the name its records and the report use, as
+``probe --name`` sets it; not part of the encoder's identity (``id``). Give the encoders of one
+kind over each language's vectors one name (``bov:fi.vec[name=bov-fasttext]``) to pair them by
+name in the report. Without one,
+:func:`default_name` makes one from the spec: for ``hf:``/``st:`` directories the model card's
+name (``# all-MiniLM-L6-v2``), else the directory's name without generic parts such as ``model``.
 
 Example::
 
     enc = parse_encoder("bov:vectors/en.vec", vocab={"a", "cat"})
     default_name("random:bilstm-max:en.vec:3")   # 'random-bilstm-max-en-s3'
+    split_display_name("bov:fi.vec[name=bov-ft]")  # ('bov:fi.vec', 'bov-ft')
 """
 
 from __future__ import annotations
@@ -43,22 +46,13 @@ import numpy as np
 from xprobe.encoders.base import Encoder
 from xprobe.errors import XProbeError
 
-__all__ = ["CallableEncoder", "NpyEmbeddings", "default_name", "parse_encoder", "split_name"]
-
-
-def split_name(spec: str) -> tuple[str, str | None]:
-    """``(spec without its name option, name or None)``: ``X[cls,name=Y]`` -> ``(X[cls], Y)``."""
-    if not spec.endswith("]") or "[" not in spec:
-        return spec, None
-    head, _, opts = spec[:-1].rpartition("[")
-    items = [x.strip() for x in opts.split(",")]
-    names = [x.partition("=")[2].strip() for x in items if x.partition("=")[0].strip() == "name"]
-    if not names:
-        return spec, None
-    if not names[-1]:
-        raise XProbeError(f"--encoder {spec}: name= needs a value, e.g. [name=MiniLM-L6]")
-    rest = [x for x in items if x and x.partition("=")[0].strip() != "name"]
-    return (f"{head}[{','.join(rest)}]" if rest else head), names[-1]
+__all__ = [
+    "CallableEncoder",
+    "NpyEmbeddings",
+    "default_name",
+    "parse_encoder",
+    "split_display_name",
+]
 
 
 class CallableEncoder:
@@ -135,6 +129,21 @@ def _vectors_path(path: str) -> Path:
     return p
 
 
+def split_display_name(spec: str) -> tuple[str, str | None]:
+    """The spec without its ``name=NAME`` option, and the name (None when it has none)."""
+    if not spec.endswith("]") or "[" not in spec:
+        return spec, None
+    head, _, opts = spec[:-1].rpartition("[")
+    items = opts.split(",")
+    names = [x.strip()[5:].strip() for x in items if x.strip().startswith("name=")]
+    if not names:
+        return spec, None
+    if not names[-1]:
+        raise XProbeError(f"--encoder {spec}: empty name= (expected [name=NAME])")
+    rest = ",".join(x for x in items if not x.strip().startswith("name="))
+    return (f"{head}[{rest}]" if rest.strip() else head), names[-1]
+
+
 def parse_encoder(
     spec: str,
     vocab: Iterable[str] | None = None,
@@ -142,7 +151,7 @@ def parse_encoder(
     lowercase: bool = False,
 ) -> Encoder | NpyEmbeddings:
     """The encoder a spec names (see the module docstring); ``vocab`` restricts vector loading."""
-    spec = split_name(spec)[0]
+    spec = split_display_name(spec)[0]
     kind, _, rest = spec.partition(":")
     if kind in ("hf", "st"):
         from xprobe.encoders.transformer import load_transformer
@@ -228,10 +237,11 @@ def _sizes_like(directory: str, arch: str) -> dict[str, Any]:
 
 
 def default_name(spec: str) -> str:
-    """A short display name for a spec (``bov:en.vec`` -> ``bov-en``; ``[name=X]`` -> ``X``)."""
-    spec, given = split_name(spec)
-    if given:
-        return given
+    """A short display name for a spec (``bov:en.vec`` -> ``bov-en``; its ``[name=NAME]`` when
+    it has one)."""
+    spec, name = split_display_name(spec)
+    if name:
+        return name
     kind, _, rest = spec.partition(":")
     if kind in ("bov", "pmeans") and rest:
         return f"{kind}-{Path(rest).name.split('.')[0]}"

@@ -42,14 +42,20 @@ from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract.select import TaskResult, TaskRun, resolve
-from xprobe.extract.windows import resolve_windows
-from xprobe.extract.write import PROVENANCE_COLUMNS, task_manifest, write_outputs
+from xprobe.extract.windows import WINDOW_MODES, resolve_all_windows
+from xprobe.extract.write import (
+    PROVENANCE_COLUMNS,
+    raise_unfilled,
+    task_manifest,
+    write_outputs,
+)
+from xprobe.extract.yields import task_yield, yield_lines
 from xprobe.files import sha256_file
 from xprobe.languages import LanguageProfile, load_profile
 from xprobe.tasks import TASKS, Context, CorpusStats, TaskSpec, get_task, resolve_params
 from xprobe.ud import ReadStats
 
-__all__ = ["ExtractConfig", "check_probing_dir", "extract"]
+__all__ = ["ExtractConfig", "Extraction", "check_probing_dir", "extract", "run_extraction"]
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +87,7 @@ class ExtractConfig:
     min_tokens: int = 5
     max_tokens: int = 28
     pool_margin: float = 0.5
+    windows: str = "auto"  # frequency windows: auto, absolute or per-million (windows.py)
     progress: bool | None = None  # None: a bar only on a terminal
 
 
@@ -106,6 +113,10 @@ def _validate(config: ExtractConfig) -> None:
     if not 1 <= config.min_tokens <= config.max_tokens:
         raise XProbeError(
             f"token bounds {config.min_tokens}..{config.max_tokens}: need 1 <= min <= max"
+        )
+    if config.windows not in WINDOW_MODES:
+        raise XProbeError(
+            f"windows must be one of {', '.join(WINDOW_MODES)}, not {config.windows!r}"
         )
     if config.on_error not in ("raise", "skip"):
         raise XProbeError(f"on_error must be 'raise' or 'skip', not {config.on_error!r}")
@@ -170,12 +181,45 @@ def _selection_pass(
     return counts
 
 
+@dataclass
+class Extraction:
+    """Both passes done, nothing written yet: the selected sentences and the manifest to be.
+
+    :meth:`write` writes the folder; :func:`xprobe.extract.rounds.build_language` looks at
+    :attr:`partial` to decide whether more text must be parsed first."""
+
+    config: ExtractConfig
+    lang: str
+    results: list[TaskResult]
+    manifest: dict[str, Any]
+
+    @property
+    def partial(self) -> list[str]:
+        """Names of the tasks that could not be filled."""
+        return [r.run.spec.name for r in self.results if r.partial]
+
+    def write(self) -> dict[str, Any]:
+        """Raise for an unfilled task (unless ``allow_partial``), else write ``config.out``."""
+        c = self.config
+        raise_unfilled(self.results, c.allow_partial, c.exclusive)
+        out, inputs = Path(c.out), list(c.inputs)
+        write_outputs(out, self.results, self.manifest, inputs, c.seed, self.lang, c.provenance)
+        for line in yield_lines(self.manifest):
+            log.info("%s", line)
+        return self.manifest
+
+
 def extract(config: ExtractConfig) -> dict[str, Any]:
     """Run both passes and write ``config.out``; returns the manifest.
 
     Raises :class:`XProbeError` when a task cannot be filled (unless ``allow_partial``), naming
     per split and class what was found and what was needed.
     """
+    return run_extraction(config).write()
+
+
+def run_extraction(config: ExtractConfig) -> Extraction:
+    """Both passes over ``config.inputs``, without writing (temporary files go to ``out``)."""
     _validate(config)
     profile = load_profile(config.lang)
     specs = _select_tasks(config.tasks)
@@ -193,6 +237,7 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
             with _progress(config, "extract pass 1/2 (frequencies)") as bar:
                 bigrams = any(s.uses_bigrams for s in specs)
                 stats, read = count_corpus(paths, bigrams, config.on_error, read, bar, names, cache)
+            windows = resolve_all_windows(specs, params, stats.tokens, config.windows)
             runs = _prepare_runs(specs, profile, params, stats, config)
             # the tables and indexes, from now on outside the collector's generations (frozen
             # before it is back on, or its first collection would walk them all)
@@ -200,23 +245,14 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
         counts = _selection_pass(cache, names, runs, config)
         results = resolve(runs, config.exclusive)
         results = _top_up(cache, names, results, config)
-        _raise_unfilled(results, config)
         inputs = [
             {"path": given, "sha256": sha256_file(p)}
             for given, p in zip(config.inputs, paths, strict=True)
         ]
     manifest = _manifest(config, profile, results, params, read, stats, counts, inputs)
-    write_outputs(
-        out, results, manifest, list(config.inputs), config.seed, profile.code, config.provenance
-    )
-    for res in results:
-        log.info(
-            "%s: %d lines%s",
-            res.run.spec.name,
-            sum(map(len, res.picked)),
-            " (partial)" if res.partial else "",
-        )
-    return manifest
+    for file, how in windows.items():
+        manifest["tasks"][file]["windows"] = how
+    return Extraction(config, profile.code, results, manifest)
 
 
 @contextlib.contextmanager
@@ -255,7 +291,6 @@ def _prepare_runs(
 ) -> list[TaskRun]:
     runs = []
     for i, spec in enumerate(specs):
-        params[spec.file] = resolve_windows(spec.name, params[spec.file], stats.tokens)
         ctx = Context(profile, params[spec.file], stats)
         ctx = dataclasses.replace(ctx, data=spec.prepare(ctx))
         runs.append(
@@ -318,34 +353,6 @@ def _top_up(
     return results
 
 
-def _raise_unfilled(results: list[TaskResult], config: ExtractConfig) -> None:
-    short = [r for r in results if r.partial]
-    if not short or config.allow_partial:
-        return
-    lines = [f"{r.run.spec.name} ({r.run.spec.file}): " + "; ".join(r.shortfalls) for r in short]
-    raise XProbeError(
-        "cannot fill "
-        + " | ".join(lines)
-        + ". Use --allow-partial to write what was found (still balanced, every split shrunk "
-        "in proportion to the sizes asked), smaller --sizes, or a larger corpus"
-        + _exclusive_hint(short, config)
-    )
-
-
-def _exclusive_hint(short: list[TaskResult], config: ExtractConfig) -> str:
-    """With exclusivity on: what ``--no-exclusive`` would give back, and what it costs."""
-    if not config.exclusive:
-        return ""
-    lost = ", ".join(f"{r.run.spec.name} {r.run.lost}" for r in short if r.run.lost)
-    given = f" (candidates other tasks took first: {lost})" if lost else ""
-    return (
-        "; or --no-exclusive, which lets one source sentence feed several tasks"
-        + given
-        + ": more sentences per task, at the cost of tasks no longer being on disjoint "
-        "sentences (X-Probe's rule), so results of two tasks share their data"
-    )
-
-
 def _manifest(
     config: ExtractConfig,
     profile: LanguageProfile,
@@ -360,6 +367,13 @@ def _manifest(
         r.run.spec.file: task_manifest(r, read.sentences, _jsonable(params[r.run.spec.file]))
         for r in results
     }
+    for entry in tasks.values():
+        entry["yield"] = task_yield(
+            sum(entry["sizes"].values()),
+            entry["sentences"]["taken"],
+            entry["sentences"]["eligible"],
+            read.sentences,
+        )
     return {
         "xprobe_version": __version__,
         "language": profile.code,
@@ -368,6 +382,7 @@ def _manifest(
         "exclusive": config.exclusive,
         "allow_partial": config.allow_partial,
         "common": {"min_tokens": config.min_tokens, "max_tokens": config.max_tokens},
+        "windows": config.windows,
         "inputs": inputs,
         "reader": {"on_error": config.on_error, **read.as_dict()},
         "corpus": {

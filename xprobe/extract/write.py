@@ -22,11 +22,18 @@ import os
 from pathlib import Path
 from typing import Any
 
+from xprobe.errors import XProbeError
 from xprobe.extract.pools import SPLITS
 from xprobe.extract.select import Picked, TaskResult
 from xprobe.files import atomic_write, rng, write_json
 
-__all__ = ["MANIFEST", "PROVENANCE_COLUMNS", "length_label_correlation", "write_outputs"]
+__all__ = [
+    "MANIFEST",
+    "PROVENANCE_COLUMNS",
+    "length_label_correlation",
+    "raise_unfilled",
+    "write_outputs",
+]
 
 MANIFEST = "manifest.json"
 PROVENANCE_COLUMNS = ("split", "label", "source", "line", "sent_id", "key")
@@ -155,3 +162,32 @@ def write_outputs(
                 f"{res.run.spec.file}.provenance.tsv"
             )
     write_json(out / MANIFEST, manifest)
+
+
+def raise_unfilled(results: list[TaskResult], allow_partial: bool, exclusive: bool) -> None:
+    """Refuse to write a task that could not be filled, unless ``allow_partial``."""
+    short = [r for r in results if r.partial]
+    if not short or allow_partial:
+        return
+    lines = [f"{r.run.spec.name} ({r.run.spec.file}): " + "; ".join(r.shortfalls) for r in short]
+    raise XProbeError(
+        "cannot fill "
+        + " | ".join(lines)
+        + ". Use --allow-partial to write what was found (still balanced, every split shrunk "
+        "in proportion to the sizes asked), smaller --sizes, or a larger corpus"
+        + _exclusive_hint(short, exclusive)
+    )
+
+
+def _exclusive_hint(short: list[TaskResult], exclusive: bool) -> str:
+    """With exclusivity on: what ``--no-exclusive`` would give back, and what it costs."""
+    if not exclusive:
+        return ""
+    lost = ", ".join(f"{r.run.spec.name} {r.run.lost}" for r in short if r.run.lost)
+    given = f" (candidates other tasks took first: {lost})" if lost else ""
+    return (
+        "; or --no-exclusive, which lets one source sentence feed several tasks"
+        + given
+        + ": more sentences per task, at the cost of tasks no longer being on disjoint "
+        "sentences (X-Probe's rule), so results of two tasks share their data"
+    )

@@ -13,6 +13,11 @@ expected) or logs a warning, as fits what it finds:
   predicted, and is nearly always a typo or a line from another task: an **error**. A label seen
   only in validation costs every candidate of the model selection equally and leaves the test
   score alone: a **warning**.
+* :func:`check_one_class`: a test or validation split with a single class (the original X-Probe
+  Turkish ``obj_number/te.txt`` is all ``Plur``) makes accuracy say only how often a probe
+  predicts that class (the majority baseline scores 0 or 100) and makes model selection
+  meaningless: an **error** unless asked for (``--allow-one-class``), then a **warning** and a
+  ``one_class`` field in every record of the task, which the report flags.
 * :func:`check_npy_rows`: an ``npy:`` matrix must have exactly one row per sentence of the task
   file(s). Fewer rows cannot be aligned; more rows mean the array belongs to another file or
   version (or holds a header row), and every sentence would silently get its neighbour's
@@ -43,6 +48,7 @@ __all__ = [
     "check_labels",
     "check_npy",
     "check_npy_rows",
+    "check_one_class",
     "check_sets",
     "locate_row",
 ]
@@ -128,6 +134,30 @@ def check_labels(ps: ProbingSet) -> None:
         if split == "te":
             raise XProbeError(msg)
         log.warning("%s", msg)
+
+
+def check_one_class(ps: ProbingSet, allow: bool = False) -> dict[str, str]:
+    """``{split: label}`` for the test/validation splits that hold one class only (empty when
+    none); an error unless ``allow``, then a warning."""
+    found = {}
+    for split in ("te", "va"):
+        labels = Counter(ps.labels_of.get(split, ()))
+        if len(labels) == 1:
+            ((lab, n),) = labels.items()
+            found[split] = lab
+            msg = (
+                f"{ps.source}: the {_SPLIT_NAMES[split]} split holds one class only ({lab!r}, "
+                f"{n} sentence{'s' if n != 1 else ''}; splits: {ps.protocol}): accuracy on it "
+                f"says only how often a probe predicts {lab!r} (the majority baseline scores 0 "
+                "or 100)"
+            )
+            if not allow:
+                raise XProbeError(
+                    f"{msg}; use --allow-one-class to probe it anyway (records and report flag "
+                    "it), or --tasks to leave the task out"
+                )
+            log.warning("%s; probed as asked (--allow-one-class), flagged in the records", msg)
+    return found
 
 
 def check_npy(enc: NpyEmbeddings, ps: ProbingSet) -> None:

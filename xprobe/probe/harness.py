@@ -31,7 +31,7 @@ from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.probe.baselines import BASELINES, run_baseline
 from xprobe.probe.cache import EmbeddingCache, sentences_hash
-from xprobe.probe.checks import check_finite, check_npy, check_sets
+from xprobe.probe.checks import check_finite, check_npy, check_one_class, check_sets
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.coverage import vocab_coverage, warn_low_coverage
 from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
@@ -90,6 +90,7 @@ class ProbeOptions:
     lowercase: bool = False
     cache_dtype: str = "float32"
     control: bool = False  # also probe the control task (xprobe.probe.controls)
+    allow_one_class: bool = False  # probe a one-class test/validation split (flagged)
 
 
 @dataclass
@@ -107,7 +108,7 @@ def run_probe(
 ) -> list[dict[str, Any]]:
     """Probe ``encoder`` (a spec string, an Encoder, or None for baselines only) on every task of
     ``data_dir``; append the records to ``out``; return the records written."""
-    from xprobe.encoders.spec import default_name, split_name
+    from xprobe.encoders.spec import default_name, split_display_name
 
     opts = opts or ProbeOptions()
     if opts.threads:
@@ -126,16 +127,18 @@ def run_probe(
     ]
     # checked and rid of va/te sentences seen in training first, then capped
     sets = [cap_eval(ps, opts.max_dev, opts.max_test) for ps in check_sets(data_dir, sets)]
+    one_class = {ps.file: check_one_class(ps, opts.allow_one_class) for ps in sets}
     dataset = opts.dataset or Path(data_dir).resolve().parent.name
     if isinstance(encoder, str):
-        name = opts.name or default_name(encoder)
+        encoder, shown = split_display_name(encoder)  # the rest uses the plain spec
+        name = opts.name or shown or default_name(encoder)
     else:
         name = opts.name or getattr(encoder, "id", "baseline")
     done = {record_key(r) for r in read_records(out)} if not opts.force else set()
     ctx = _Context(encoder, name, dataset, opts, EmbeddingCache(opts.cache_dir, opts.cache_dtype))
     ctx.vocab_sets = sets if needs_encoder else []
-    spec = split_name(encoder)[0] if isinstance(encoder, str) else encoder
-    ctx.provenance = (encoder_fields(spec), partial_tasks(data_dir))
+    ctx.provenance = (encoder_fields(encoder), partial_tasks(data_dir))
+    ctx.one_class = {f: v for f, v in one_class.items() if v}
     todo = [
         _Unit(ps, c, s)
         for ps in sets
@@ -167,6 +170,7 @@ class _Context:
         self.provenance: tuple[dict[str, str], set[str]] = ({}, set())
         self._emb: dict[tuple[str, str], dict] = {}
         self._coverage: dict[str, dict[str, int] | None] = {}
+        self.one_class: dict[str, dict[str, str]] = {}
 
     def forget(self) -> None:
         self._emb.clear()
@@ -216,6 +220,7 @@ class _Context:
             "version": __version__,
             **({} if baseline else self.provenance[0]),
             **({"partial": True} if ps.file in self.provenance[1] else {}),
+            **({"one_class": self.one_class[ps.file]} if ps.file in self.one_class else {}),
         }
         return rec if layer is None else {**rec, "layer": layer}
 

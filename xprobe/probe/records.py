@@ -80,6 +80,7 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
 # layer: the hidden layer of a layer-wise encoder (hf:/st:, 0 = the embedding layer).
 # vocab_coverage: tokens/types of the task and how many have a word vector (xprobe.probe.coverage);
 # overlap_removed: {"va": n, "te": n} sentences dropped for occurring in training.
+# one_class: {"te": label, "va": label} for splits holding one class only (--allow-one-class).
 OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "layer": (int, type(None)),
     "mapped_from": str,
@@ -93,6 +94,7 @@ OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "mdl": dict,
     "vocab_coverage": dict,
     "overlap_removed": dict,
+    "one_class": dict,
 }
 # Fields that differ between the seeds of one experiment: the report averages over these only
 # (xprobe.report.group) and every other field, known or not, separates experiments.

@@ -7,8 +7,8 @@ separate cells or tables. ``write_report(records, out_dir)`` writes:
 * ``table4_<dataset>_<classifier>_<lang>[_<setting>].{md,csv}``: test accuracy, rows encoders
   (baselines first), columns tasks, a final ``n_test`` row (X-Probe Table 4);
 * ``baselines_<dataset>_<lang>.{md,csv}``: majority, length, NB and bag-of-vectors per language;
-* ``table1_<dataset>_<classifier>[_<setting>].{md,csv}``: per task, mean and std across languages
-  and encoders (X-Probe Table 1; baselines excluded);
+* ``table1_<dataset>_<classifier>[_<setting>].{md,csv}``: per task, mean (%) and std (points)
+  across languages and encoders (X-Probe Table 1; baselines excluded);
 * ``relative_<dataset>_<classifier>_<lang>[_<setting>].png``: language minus reference language
   per paired encoder (:mod:`xprobe.report.relative`; X-Probe Figure 4);
 * ``datasets_<lang>_<classifier>_<A>_vs_<B>.png``: the reference language on two datasets;
@@ -43,6 +43,7 @@ from xprobe.files import atomic_write
 from xprobe.report.group import Experiment, group_experiments, setting_label
 from xprobe.report.layers import write_layer_report
 from xprobe.report.notes import data_notes
+from xprobe.report.stats import MIN_TEST
 from xprobe.report.tables import (
     Table,
     baseline_block,
@@ -55,26 +56,34 @@ from xprobe.report.xnli import load_xnli
 
 __all__ = ["HOW_TO_READ", "load_xnli", "table1", "write_report"]
 
-HOW_TO_READ = """\
+HOW_TO_READ = f"""\
 ## How to read this report
 
 * Every number is a test accuracy in %, the mean over seeds of one experiment. Records are
   averaged only over seeds: runs that differ in anything else (training subsample `max_train`,
   grid, protocol, layer, data) appear in separate tables, whose heading states the setting.
 * `[lo, hi]` is a 95% bootstrap interval over the test items (seeds combined); `(b)` marks a
-  binomial (Wilson) interval for records without per-item correctness. `± s (k seeds)` is the
-  standard deviation over k seeds (shown only when k > 1). The `n_test` row gives the number of
-  test items behind each column.
+  binomial (Wilson) interval for records without per-item correctness; `(e)` an exact method,
+  used where a cell (or either side of a difference) has fewer than {MIN_TEST} test items, where
+  the normal approximation and the bootstrap fail: Clopper-Pearson for an accuracy, Newcombe's
+  score interval with Fisher's exact test for a difference between languages, the sign test for
+  one on the same items; such intervals stay within 0-100 (differences within ±100).
+  `± s (k seeds)` is the standard deviation over k seeds (shown only when k > 1). The `n_test`
+  row gives the number of test items behind each column.
 * "Ranks per task" chains encoders best first: `>` where the adjacent difference is
   significant (paired test on the same test items), `≈` where it is not.
 * Relative figures: differences not significant after Holm's correction over the figure's
   cells are hatched (and marked `ns` in the table below the figure); the number of comparisons
-  is stated.
+  is stated. The printed intervals are per comparison (not adjusted), so a cell can show an
+  interval that excludes 0 and still be `ns`: the mark is the corrected verdict.
 * Marks: `†` the test split overlapped training, `*` the task was only partly filled by
-  extract (manifest), `‡` one cell holds two experiments on different data (shown side by side).
+  extract (manifest), `‡` one cell holds two experiments on different data (shown side by side),
+  `§` the test or validation split holds one class only (probed with `--allow-one-class`): the
+  accuracy says only how often the probe predicts that class.
 * Relative figures subtract the reference language's accuracy from a language's, per encoder
   pair: a mapped encoder is paired with the encoder it was mapped from (checkpoint metadata),
-  other encoders by name; what could not be paired is listed.
+  other encoders by name, and a bag of vectors over each language's own vectors (`bov-en`,
+  `bov-fi`) by kind (same pooling and casing); what could not be paired is listed.
 * Selectivity (probes run with `--control`) is accuracy minus the accuracy of the same probe on
   a control task whose labels carry no linguistic information (a seeded function of the lexical
   key, or shuffled labels): what the representation, not the probe, contributes. Rows named
@@ -133,6 +142,10 @@ def _footnotes(t: Table) -> str:
     part = sorted({e.get("task") for e in exps if e.get("partial")})
     if part:
         notes.append(f"* partially filled (manifest): {', '.join(part)}")
+    one = sorted({e.get("task") for e in exps if e.get("one_class")})
+    if one:
+        notes.append(f"§ a test or validation split holds one class only: {', '.join(one)} "
+                     "(see Notes on the data)")  # fmt: skip
     if any(len(c) > 1 for _, cells in t.rows for c in cells):
         notes.append("‡ two experiments on different data (dataset_hash) in one cell")
     return "".join(f"\n{n}\n" for n in notes)
@@ -230,7 +243,7 @@ def _baselines(exps: list[Experiment], out: Path, sections: list[str], stats) ->
         stem = _slug(f"baselines_{ds}_{lang}")
         header, body = render(t, stats)
         md = _write_table(out, stem, header, body)
-        sections.append(f"## {ds} / {lang}: baselines\n\n{md}")
+        sections.append(f"## {ds} / {lang}: baselines\n\n{md}{_footnotes(t)}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]
     return written
 
@@ -240,7 +253,7 @@ def _cell_mean(cell: list[Experiment]) -> float:
 
 
 def _relative_all(tables, out, reference, sections, stats) -> list[Path]:
-    from xprobe.report.relative import pair_rows, reference_table
+    from xprobe.report.relative import left_out_note, pair_rows, reference_table
 
     multi = _multi(tables)
     written = []
@@ -263,7 +276,7 @@ def _relative_all(tables, out, reference, sections, stats) -> list[Path]:
         body = _relative_figure(t, ref, pairs, out / f"{stem}.png", reference, stats)
         how = "; ".join(f"{p.label}: by {p.how}" for p in pairs)
         sections.append(head + f"![{t.language} relative to {reference}]({stem}.png)\n\n"
-                        f"{body}\nPairs: {how}. {note}")  # fmt: skip
+                        f"{body}\nPairs: {how}. {note}{left_out_note(t, ref)}")  # fmt: skip
         written.append(out / f"{stem}.png")
     return written
 
@@ -285,9 +298,13 @@ def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
                   diverging=True, sub=sub, hatch=ns)  # fmt: skip
     md = _md(["encoder", *tasks], [[p.label, *row] for p, row in zip(pairs, text, strict=True)])
     sel = relative_selectivity(t, ref, pairs, tasks, stats) + relative_mdl(t, ref, pairs, tasks)
-    return (f"{md}\nDifferences in points with 95% intervals; {m} comparisons, Holm-corrected "
-            f"at α = 0.05: {n_sig} significant (`ns` and hatched cells are not).\n"
-            + sel)  # fmt: skip
+    exact = any("(e)" in c for row in text for c in row)
+    return (f"{md}\nDifferences in points with 95% intervals, each for its own comparison (not "
+            f"adjusted for the {m} comparisons: an interval may exclude 0 in a cell marked `ns`); "
+            f"{m} comparisons, Holm-corrected at α = 0.05: {n_sig} significant (`ns` and "
+            "hatched cells are not)." + (f" `(e)`: fewer than {MIN_TEST} test items on a side: "
+            "Newcombe's score interval and Fisher's exact test on the hit counts instead of the "
+            "normal approximation." if exact else "") + "\n" + sel)  # fmt: skip
 
 
 def _small_n(cell: list[Experiment]) -> str:
@@ -308,8 +325,9 @@ def _table1_all(tables, out, sections) -> list[Path]:
         done.add(key)
         rows = table1(tables, *key)
         stem = _stem("table1", t, multi)
-        body = [[task, f"{m:.3f}", f"{s:.3f}" if n > 1 else "", str(n)] for task, m, s, n in rows]
-        md = _write_table(out, stem, ["task", "mean", "std", "n"], body)
+        body = [[task, f"{100 * m:.1f}", f"{100 * s:.1f}" if n > 1 else "", str(n)]
+                for task, m, s, n in rows]  # fmt: skip
+        md = _write_table(out, stem, ["task", "mean (%)", "std (points)", "n"], body)
         s = setting_label(t.setting)
         sections.append(f"## {t.dataset} / {t.classifier}{f' ({s})' if s else ''}: mean and "
                         f"std across languages and encoders\n\n{md}")  # fmt: skip

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 
-from xprobe.report.stats import ALPHA, Stats, holm
+from xprobe.report.stats import ALPHA, MIN_TEST, Z95, Stats, _p_from_z, holm
 from xprobe.report.tables import Table
 
 __all__ = ["relative_cells", "separability"]
@@ -28,13 +28,15 @@ def _single(t: Table, row: int, task: str):
 
 def relative_cells(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
     """Per pair and task: (difference, significant) and its text ``+3.1 [1.2, 5.0]`` (``ns``
-    when not significant after Holm); also the number of comparisons and of significant ones."""
+    when not significant after Holm; ``(e)`` when computed with the exact methods of few test
+    items); also the number of comparisons and of significant ones."""
     raw = []
     for p in pairs:
         row = []
         for task in tasks:
             a, b = _single(t, p.row, task), _single(ref, p.ref_row, task)
-            row.append(stats.compare(a, b) if a is not None and b is not None else None)
+            ok = a is not None and b is not None
+            row.append((*stats.compare(a, b), stats.exact(a, b)) if ok else None)
         raw.append(row)
     flat = [c[3] for row in raw for c in row if c is not None]
     adj = iter(holm(flat))
@@ -46,11 +48,11 @@ def relative_cells(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
                 crow.append((float("nan"), False))
                 trow.append("")
                 continue
-            d, lo, hi, _ = c
+            d, lo, hi, _, exact = c
             sig = next(adj) < ALPHA
             crow.append((d, sig))
-            trow.append(f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]" + ("" if sig
-                        else " ns"))  # fmt: skip
+            trow.append(f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+                        + ("(e)" if exact else "") + ("" if sig else " ns"))  # fmt: skip
         cells.append(crow)
         text.append(trow)
     n_sig = sum(1 for row in cells for d, s in row if s)
@@ -97,30 +99,51 @@ def separability(t: Table, stats: Stats) -> str:
 
 def relative_selectivity(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats) -> str:
     """Markdown: selectivity of each pair, language minus reference, with a 95% interval (the
-    two bootstrap intervals combined as independent normals); empty without controls."""
-    rows = []
-    for p in pairs:
+    two bootstrap intervals combined as independent normals) and ``ns`` where the difference is
+    not significant after Holm's correction over the table; a cell with fewer than
+    :data:`MIN_TEST` test items on a side is marked too small to test. Empty without controls."""
+    raw = [[_sel_diff(t, ref, p, task, stats) for task in tasks] for p in pairs]
+    adj = iter(holm([c[2] for row in raw for c in row if c is not None and c[2] == c[2]]))
+    rows, small = [], False
+    for p, row in zip(pairs, raw, strict=True):
         cells = []
-        for task in tasks:
-            a, b = _single(t, p.row, task), _single(ref, p.ref_row, task)
-            sa = stats.selectivity(a) if a is not None else None
-            sb = stats.selectivity(b) if b is not None else None
-            if sa is None or sb is None:
+        for c in row:
+            if c is None:
                 cells.append("")
                 continue
-            d = sa[0] - sb[0]
-            se = ((sa[2] - sa[1]) ** 2 + (sb[2] - sb[1]) ** 2) ** 0.5 / 2
-            ci = f" [{100 * (d - se):+.1f}, {100 * (d + se):+.1f}]" if se == se else ""
-            cells.append(f"{100 * d:+.1f}{ci}")
+            d, half, pv, few = c
+            ci = f" [{100 * (d - half):+.1f}, {100 * (d + half):+.1f}]" if half == half else ""
+            mark = " (too few items to test)" if few else (
+                (" ns" if next(adj) >= ALPHA else "") if pv == pv else "")  # fmt: skip
+            small |= few
+            cells.append(f"{100 * d:+.1f}{ci}{mark}")
         if any(cells):
             rows.append(f"| {p.label} | " + " | ".join(cells) + " |")
     if not rows:
         return ""
+    m = sum(1 for row in raw for c in row if c is not None and c[2] == c[2])
     head = "| encoder | " + " | ".join(tasks) + " |\n|" + "---|" * (len(tasks) + 1)
+    few = (f" Cells with fewer than {MIN_TEST} test items on a side are not tested."
+           if small else "")  # fmt: skip
     return (
-        f"\nSelectivity, {t.language} − {ref.language} (points, 95% interval):\n\n"
-        + head
-        + "\n"
-        + "\n".join(rows)
-        + "\n"
+        f"\nSelectivity, {t.language} − {ref.language} (points; 95% intervals, each for its own "
+        f"comparison; {m} comparisons, Holm-corrected at α = {ALPHA}: `ns` not significant).{few}"
+        "\n\n" + head + "\n" + "\n".join(rows) + "\n"
     )
+
+
+def _sel_diff(t: Table, ref: Table, p, task: str, stats: Stats):
+    """(difference, half-width of its 95% interval, p, too few items) of one selectivity cell,
+    or None; p is NaN without intervals or with too few items."""
+    a, b = _single(t, p.row, task), _single(ref, p.ref_row, task)
+    sa = stats.selectivity(a) if a is not None else None
+    sb = stats.selectivity(b) if b is not None else None
+    if a is None or b is None or sa is None or sb is None:
+        return None
+    d = sa[0] - sb[0]
+    half = ((sa[2] - sa[1]) ** 2 + (sb[2] - sb[1]) ** 2) ** 0.5 / 2
+    few = stats.exact(a, b)
+    if few or half != half:
+        return d, half, float("nan"), few
+    pv = 1.0 if half == 0 and d == 0 else (0.0 if half == 0 else _p_from_z(d * Z95 / half))
+    return d, half, pv, few

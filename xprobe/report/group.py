@@ -60,6 +60,7 @@ CELL_FIELDS = frozenset(
         "overlap_removed",
         "vocab_coverage",
         "partial",
+        "one_class",
         "layer",
     }
 )

@@ -12,7 +12,8 @@ writes:
   are hatched and marked ``ns`` in the table (differences with 95% intervals), the task labels
   and the table's last row give n_test (language/reference);
 * ``layers_best_<...>.{md,csv}``: the best layer per task and language (ties: the lowest layer),
-  with its accuracy.
+  with its accuracy, 95% interval (:class:`~xprobe.report.stats.Stats`: exact below
+  ``MIN_TEST`` items, marked ``(e)``) and number of test items: ``L2: 80.0 [28.4, 99.5](e), n=5``.
 
 Example::
 
@@ -93,10 +94,35 @@ def write_layer_report(
     records = list(records)
     cells = layer_cells(records)
     exps = layer_experiments(records)
+    best_text = _best_texts(records)
     written: list[Path] = []
     for group in sorted({k[:3] for k in cells}):
-        written += _group(cells, group, out, reference, sections, exps)
+        written += _group(cells, group, out, reference, sections, best_text, exps)
     return written
+
+
+def _best_texts(records: list[dict[str, Any]]):
+    """A function (dataset, classifier, encoder, language, task, layer, accuracy) -> the best
+    layer's cell: accuracy, 95% interval and n_test (one experiment), else accuracy and n."""
+    from xprobe.report.group import group_experiments
+    from xprobe.report.stats import Stats
+
+    exps: dict[tuple, list] = defaultdict(list)
+    for e in group_experiments(r for r in records if r.get("layer") is not None
+                               and r["split"] == "test" and r["metric"] == "accuracy"):  # fmt: skip
+        key = tuple(e.get(k) for k in ("dataset", "classifier", "encoder", "language", "task"))
+        exps[(*key, e.get("layer"))].append(e)
+    stats = Stats()
+
+    def text(key: tuple, layer: int, acc: float) -> str:
+        found = exps.get((*key, layer), [])
+        if len(found) != 1:
+            ns = "/".join(sorted({str(e.get("n_test")) for e in found}))
+            return f"L{layer}: {100 * acc:.1f}, n={ns}"
+        e = found[0]
+        return f"L{layer}: {100 * e.mean:.1f}{stats.interval_text(e)}, n={e.get('n_test')}"
+
+    return text
 
 
 def _group(
@@ -105,6 +131,7 @@ def _group(
     out: Path,
     ref: str,
     sections: list[str],
+    best_text,
     exps: dict,
 ) -> list[Path]:
     from xprobe.report.layer_stats import curve_bands
@@ -138,9 +165,11 @@ def _group(
         if lang != ref and ref in curves:
             written += _relative(exps, group, lang, ref, tasks, layers, out, sections)
     best = best_layers(cells, group)
-    rows = [[t] + [_best(best.get((lang, t))) for lang in langs] for t in tasks]
+    rows = [[t] + [_best(best.get((lang, t)), best_text, (*group, lang, t)) for lang in langs]
+            for t in tasks]  # fmt: skip
     md = _table(out, _slug(f"layers_best_{name}"), ["task", *langs], rows)
-    sections.append(f"### Best layer per task and language (accuracy %)\n\n{md}")
+    sections.append("### Best layer per task and language (accuracy %, 95% interval, test "
+                    f"items)\n\n{md}")  # fmt: skip
     written += [out / f"{_slug(f'layers_best_{name}')}.{s}" for s in ("md", "csv")]
     return written
 
@@ -183,8 +212,8 @@ def _pct(v: float) -> str:
     return "" if not np.isfinite(v) else f"{v:.1f}"
 
 
-def _best(cell: tuple[int, float] | None) -> str:
-    return "" if cell is None else f"L{cell[0]} ({100 * cell[1]:.1f})"
+def _best(cell: tuple[int, float] | None, best_text, key: tuple) -> str:
+    return "" if cell is None else best_text(key, cell[0], cell[1])
 
 
 def layer_curves(

@@ -2,6 +2,8 @@
 
 * ``overlap_removed``: validation/test sentences that also occurred in the training split were
   removed before scoring (:mod:`xprobe.probe.overlap`); the note gives how many of how many.
+* ``one_class``: a test or validation split that holds one class only (probed with
+  ``--allow-one-class``): its accuracy says only how often a probe predicts that class.
 * ``vocab_coverage``: an encoder whose word vectors cover less than 95% of a task's tokens
   skipped the rest when encoding (:mod:`xprobe.probe.coverage`).
 
@@ -28,6 +30,8 @@ def data_notes(records: Iterable[dict[str, Any]]) -> list[str]:
         if r.get("split") != "test":
             continue
         where = f"{r['dataset']} / {r['language']} / {r['task']}"
+        if r.get("one_class"):
+            overlap[(where, "one_class")] = _one_class_note(where, r["one_class"])
         removed = r.get("overlap_removed") or {}
         te, va = int(removed.get("te", 0)), int(removed.get("va", 0))
         if te or va:
@@ -49,3 +53,13 @@ def data_notes(records: Iterable[dict[str, Any]]) -> list[str]:
     lines += [overlap[k] for k in sorted(overlap)]
     lines += [coverage[k] for k in sorted(coverage)]
     return ["\n".join(lines) + "\n"]
+
+
+def _one_class_note(where: str, one_class: dict[str, str]) -> str:
+    names = {"te": "test", "va": "validation"}
+    splits = " and ".join(f"{names.get(k, k)} ({v!r})" for k, v in sorted(one_class.items()))
+    return (
+        f"- {where}: one class only in the {splits} split; accuracy there says only how often "
+        "a probe predicts that class (a majority baseline scores 0 or 100), not what the "
+        "representation encodes (probed with --allow-one-class)"
+    )

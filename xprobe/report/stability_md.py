@@ -76,24 +76,29 @@ def _support(recs: list[dict[str, Any]]) -> str:
 
 
 def stability_markdown(records: Iterable[dict[str, Any]]) -> str | None:
-    """The stability study as Markdown; None when no language has >= 2 settings."""
+    """The stability study as Markdown, one section per study with scores (the others named on
+    one line); None when no study has scores."""
     from xprobe.probe.robustness import stability_groups, study_key
 
     records = list(records)
     sp = stability_groups(records, method="spearman")
     pe = stability_groups(records, method="pearson")
-    if all(isinstance(v, str) and v.startswith("fewer than 2") for v in sp.values()):
+    scored = [key for key, rep in sp.items() if not isinstance(rep, str)]
+    if not scored:
         return None
     parts = [
         "# Stability of encoder rankings (Eger et al. 2020)\n",
         "One study per language and dataset: rankings are never pooled across languages.\n",
     ]
-    for key, rep in sp.items():
+    for key in scored:
+        recs = [r for r in records if r["split"] == "test" and r["encoder"] != "baseline"
+                and study_key(r) == key]  # fmt: skip
         parts.append(f"## {_label(key)}\n")
+        parts.append(_section(sp[key], pe[key]) + _support(recs))
+    why: dict[str, list[str]] = {}
+    for key, rep in sp.items():
         if isinstance(rep, str):
-            parts.append(f"No stability scores: {rep}.\n")
-        else:
-            recs = [r for r in records if r["split"] == "test" and r["encoder"] != "baseline"
-                    and study_key(r) == key]  # fmt: skip
-            parts.append(_section(rep, pe[key]) + _support(recs))
+            why.setdefault(rep, []).append(_label(key))
+    for reason, labels in sorted(why.items()):
+        parts.append(f"Not studied ({reason}): {'; '.join(sorted(labels))}.\n")
     return "\n".join(parts)

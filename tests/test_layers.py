@@ -18,6 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "xprobe",
         "xprobe.errors",
         "xprobe.files",
+        "xprobe.resources",
         "xprobe.ud",
         "xprobe.languages",
         "xprobe.download",
@@ -31,10 +32,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("xprobe.mapping",),
     ("xprobe.probe",),
     ("xprobe.report",),
+    ("xprobe.export",),
     ("xprobe.sample",),
     ("xprobe.study",),
     ("xprobe.demo",),
-    ("xprobe.commands", "xprobe.__main__"),
+    ("xprobe.commands", "xprobe.__main__", "xprobe.api"),
 )
 
 

@@ -33,6 +33,8 @@ COMMANDS = (
     "sample",
     "demo",
     "run",
+    "languages",
+    "export",
 )
 
 log = logging.getLogger("xprobe")

@@ -10,7 +10,9 @@ A profile may be a *variant* of a language (``languages/en_US.toml``: ``code = "
 variant alongside.
 
 Search order for a profile named ``de``: a path ending in ``.toml`` is read as is; otherwise
-``$XPROBE_LANGUAGES/de.toml``, then the ``languages/`` folder of this repository.
+``$XPROBE_LANGUAGES/de.toml``, then the ``languages/`` folder of the checkout, or the copy an
+installed wheel carries (:mod:`xprobe.resources`). :func:`profile_sources` lists every profile
+found with its origin (``xprobe languages``).
 """
 
 from __future__ import annotations
@@ -23,15 +25,24 @@ from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
+from xprobe.resources import data_dir
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["LanguageProfile", "ProfileError", "available_languages", "load_profile"]
+__all__ = [
+    "LanguageProfile",
+    "ProfileError",
+    "ProfileSource",
+    "available_languages",
+    "load_profile",
+    "profile_sources",
+]
 
-LANGUAGES_DIR = Path(__file__).resolve().parent.parent / "languages"
+LANGUAGES = data_dir("languages")
+LANGUAGES_DIR = LANGUAGES.path
 
 
 class ProfileError(XProbeError):
@@ -48,6 +59,8 @@ class LanguageProfile:
     # English with small-corpus settings, code "en"); "" for the language's main profile.
     # Manifests record it next to the language, so results compare as the language's.
     variant: str = ""
+    iso639_3: str = ""  # ISO 639-3 code, "deu" (mteb's results layout: "deu-Latn")
+    script: str = ""  # ISO 15924 script, "Latn"
     # --- corpus stage
     udpipe_model: str = ""  # UDPipe 1 model file name, e.g. "german-gsd-ud-2.5-191206.udpipe"
     moses_lang: str = "en"  # sacremoses language code; "en" where Moses has no rules
@@ -90,19 +103,42 @@ class LanguageProfile:
 _FIELDS = {f.name: f for f in dataclasses.fields(LanguageProfile) if f.name != "path"}
 
 
+@dataclass(frozen=True)
+class ProfileSource:
+    """A profile file found in the search path, and where it came from: ``$XPROBE_LANGUAGES``,
+    ``checkout`` or ``package`` (an installed wheel's copy)."""
+
+    code: str
+    path: Path
+    origin: str
+
+
+def _search_path() -> list[tuple[Path, str]]:
+    env = os.environ.get("XPROBE_LANGUAGES", "").split(os.pathsep)
+    dirs = [(Path(d), "$XPROBE_LANGUAGES") for d in env if d]
+    return [*dirs, (LANGUAGES_DIR, LANGUAGES.origin)]
+
+
+def profile_sources() -> list[ProfileSource]:
+    """Every profile in the search path, by code; the first one found wins (as in
+    :func:`load_profile`)."""
+    found: dict[str, ProfileSource] = {}
+    for d, origin in _search_path():
+        if d.is_dir():
+            for p in sorted(d.glob("*.toml")):
+                found.setdefault(p.stem, ProfileSource(p.stem, p, origin))
+    return [found[c] for c in sorted(found)]
+
+
 def available_languages() -> list[str]:
     """Codes of the profiles in the search path."""
-    dirs = [Path(d) for d in os.environ.get("XPROBE_LANGUAGES", "").split(os.pathsep) if d]
-    dirs.append(LANGUAGES_DIR)
-    return sorted({p.stem for d in dirs if d.is_dir() for p in d.glob("*.toml")})
+    return [s.code for s in profile_sources()]
 
 
 def _find(name: str) -> Path:
     if name.endswith(".toml"):
         return Path(name)
-    dirs = [Path(d) for d in os.environ.get("XPROBE_LANGUAGES", "").split(os.pathsep) if d]
-    dirs.append(LANGUAGES_DIR)
-    for d in dirs:
+    for d, _ in _search_path():
         if (d / f"{name}.toml").is_file():
             return d / f"{name}.toml"
     known = ", ".join(available_languages()) or "none"

@@ -151,7 +151,7 @@ def test_spec_parsing() -> None:
     assert (ts.pooling, ts.layers, ts.detok, ts.max_length) == ("last", (0, 3, 4), "none", 128)
     assert parse_transformer_spec("st:m[layers=all]").layers is None
     assert default_name("hf:/a/bert-tiny[cls]") == "hf-bert-tiny-cls"
-    assert default_name("st:/a/pkg/model") == "st-pkg-model"
+    assert default_name("st:/a/pkg/model") == "st-pkg"  # generic folder names are skipped
 
 
 def test_missing_model_and_hub_name_offline(tmp_path: Path, monkeypatch) -> None:

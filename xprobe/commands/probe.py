@@ -60,9 +60,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--layout",
-        choices=("auto", "senteval", "xprobe"),
+        choices=("auto", "senteval", "hf", "xprobe"),
         default="auto",
-        help="senteval: TASK.txt files; xprobe: TASK/{tr,va,te}.txt (default: auto)",
+        help="senteval: TASK.txt files; hf: an 'xprobe export datasets' folder (parquet); "
+        "xprobe: TASK/{tr,va,te}.txt (default: auto)",
     )
     p.add_argument(
         "--tasks",

@@ -14,10 +14,13 @@ reference language against each other (Figure 2; datasets are the records' "data
 with --xnli, Spearman correlations between probing and XNLI accuracy (Figure 3); with several
 (classifier, --max-train) settings over >= 3 encoders, the stability of encoder rankings per
 language and dataset (Eger et al. 2020, stability.md); and report.md with everything.
+With --html, also report.html: the same report as one self-contained page (figures embedded,
+tables sortable by clicking a heading).
 
 Examples:
   xprobe report results/*.jsonl --out report/
   xprobe report results/all.jsonl --out report/ --reference-lang en --xnli xnli.tsv
+  xprobe report results/*.jsonl --out report/ --html
 """
 
 from __future__ import annotations
@@ -40,6 +43,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "language, encoder, accuracy",
     )
     p.add_argument(
+        "--html",
+        action="store_true",
+        help="also write DIR/report.html: the whole report as one self-contained page "
+        "(figures embedded, sortable tables; opens offline in any browser)",
+    )
+    p.add_argument(
         "--skip-bad-lines",
         action="store_true",
         help="drop unreadable record lines with a warning instead of failing",
@@ -59,5 +68,9 @@ def run(args: argparse.Namespace) -> int:
     on_error = "skip" if args.skip_bad_lines else "raise"
     records = [r for path in args.results for r in read_records(path, on_error=on_error)]
     paths = write_report(records, args.out, args.reference_lang, args.xnli)
+    if args.html:
+        from xprobe.report.html import write_html
+
+        paths.append(write_html(args.out))
     print(f"{len(paths)} files written to {args.out}")
     return 0

@@ -202,3 +202,37 @@ def _display_name(p: Path) -> str:
     if p.name.lower() in ("model", "models", "snapshot", "hf", "st") and p.parent.name:
         return f"{p.parent.name}-{p.name}"
     return p.name
+
+
+_GENERIC = ("model", "models", "snapshot", "snapshots", "hf", "st", "checkpoint", "main")
+
+
+def card_name(directory: Path) -> str | None:
+    """The model's name from its card (``README.md``): the YAML ``model_name``, else the first
+    ``# heading`` when it is one word (``# all-MiniLM-L6-v2``); None when there is none."""
+    try:
+        text = (directory / "README.md").read_text(encoding="utf-8", errors="replace")[:20000]
+    except OSError:
+        return None
+    front, body = "", text
+    if text.startswith("---"):
+        front, _, body = text[3:].partition("\n---")
+    m = re.search(r"^model_name:\s*[\"']?([^\"'\n]+?)[\"']?\s*$", front, re.M)
+    if m:
+        return m[1].strip()
+    m = re.search(r"^# (\S+)\s*$", body, re.M)
+    return m[1] if m else None
+
+
+def model_name(path: str) -> str:
+    """A meaningful name for a model path: its card's name, else the directory's name, skipping
+    generic parts (``pkg/model`` -> ``pkg``); a hub name's last part."""
+    p = Path(path.rstrip("/")).expanduser()
+    if p.is_dir():
+        named = card_name(p)
+        if named:
+            return named
+    parts = [x for x in p.parts if x not in ("/", "")]
+    while len(parts) > 1 and parts[-1].lower() in _GENERIC:
+        parts.pop()
+    return parts[-1] if parts else path

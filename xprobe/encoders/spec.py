@@ -20,7 +20,9 @@ Any spec may end in a display name, ``[name=NAME]`` (or ``name=NAME`` among a sp
 options: ``hf:PATH[cls,name=MiniLM-L6]``): the name its records and the report use, as
 ``probe --name`` sets it; not part of the encoder's identity (``id``). Give the encoders of one
 kind over each language's vectors one name (``bov:fi.vec[name=bov-fasttext]``) to pair them by
-name in the report.
+name in the report. Without one,
+:func:`default_name` makes one from the spec: for ``hf:``/``st:`` directories the model card's
+name (``# all-MiniLM-L6-v2``), else the directory's name without generic parts such as ``model``.
 
 Example::
 
@@ -258,11 +260,11 @@ def default_name(spec: str) -> str:
     if kind == "python" and rest:
         return rest.rpartition(":")[2]
     if kind in ("hf", "st") and rest:
+        from xprobe.encoders.hfload import model_name
         from xprobe.encoders.transformer import parse_transformer_spec
 
         ts = parse_transformer_spec(spec)
-        p = Path(ts.path.rstrip("/"))
-        base = f"{p.parent.name}-{p.name}" if p.name in ("model", "models") else p.name
+        base = model_name(ts.path)
         pool = "" if ts.kind == "st" or ts.pooling == "mean" else f"-{ts.pooling}"
         return f"{kind}-{base}{pool}"
     return Path(spec.rstrip("/")).name or spec

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
+from xprobe.resources import data_dir
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -30,7 +31,8 @@ else:  # pragma: no cover
 
 __all__ = ["MAPPING_DIR", "Recipe", "RecipeError", "available_recipes", "load_recipe"]
 
-MAPPING_DIR = Path(__file__).resolve().parents[2] / "mapping"
+# the checkout's mapping/ folder, or the copy an installed wheel carries (xprobe.resources)
+MAPPING_DIR = data_dir("mapping").path
 
 
 class RecipeError(XProbeError):

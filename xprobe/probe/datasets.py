@@ -1,6 +1,7 @@
 """Loading probing sets: SentEval files and the original X-Probe layout.
 
-Two layouts are read:
+Three layouts are read (the third, ``hf``, is an ``xprobe export datasets`` folder of parquet
+files; :mod:`xprobe.probe.hf_layout`):
 
 * **SentEval** (what ``xprobe extract`` writes): one file per task, ``TASK.txt``, each line
   ``split<TAB>label<TAB>sentence`` with split ``tr``, ``va`` or ``te`` and a space-tokenised
@@ -28,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -35,6 +37,7 @@ import numpy as np
 
 from xprobe.errors import InputError, XProbeError
 from xprobe.files import np_rng, read_lines
+from xprobe.probe.hf_layout import hf_senteval_lines, hf_task_dirs, is_hf_export
 
 __all__ = [
     "SPLITS",
@@ -43,6 +46,7 @@ __all__ = [
     "dir_language",
     "ensure_train",
     "load_probing_dir",
+    "read_hf_task",
     "read_senteval",
     "read_xprobe_task",
     "task_name",
@@ -126,12 +130,20 @@ def _split_line(line: str, path: Path, lineno: int, fields: int) -> list[str]:
 def read_senteval(path: str | os.PathLike[str], language: str = "") -> ProbingSet:
     """Read one SentEval-format task file (``split<TAB>label<TAB>sentence``)."""
     p = Path(path)
+    return senteval_lines(read_lines(p), p, p.name.split(".")[0], language)
+
+
+def senteval_lines(
+    lines: Iterable[tuple[int, str]], p: Path, stem: str, language: str = ""
+) -> ProbingSet:
+    """A set from SentEval lines (numbered, with their newlines) read from ``p``; its sha256 is
+    that of the lines' bytes, so the same rows give the same hash whatever held them."""
     tokens: dict[str, list[tuple[str, ...]]] = {s: [] for s in SPLITS}
     labels: dict[str, list[str]] = {s: [] for s in SPLITS}
     rows: dict[str, list[int]] = {s: [] for s in SPLITS}
     digest = hashlib.sha256()
     row = 0
-    for lineno, line in read_lines(p):
+    for lineno, line in lines:
         digest.update(line.encode("utf-8", "surrogateescape"))
         if not line.strip():
             continue
@@ -142,7 +154,6 @@ def read_senteval(path: str | os.PathLike[str], language: str = "") -> ProbingSe
         _add(tokens[split], labels[split], sentence, label, p, lineno)
         rows[split].append(row)
         row += 1
-    stem = p.name.split(".")[0]
     return _finish(stem, language, tokens, labels, digest.hexdigest(), str(p), rows)
 
 
@@ -156,6 +167,13 @@ def _add(
         raise InputError(str(p), n, "empty label")
     toks.append(words)
     labs.append(label.strip())
+
+
+def read_hf_task(task_dir: str | os.PathLike[str], language: str = "") -> ProbingSet:
+    """One task of an ``xprobe export datasets`` folder (``TASK/{train,validation,test}.parquet``),
+    read as the SentEval file it was exported from: same rows, order and sha256."""
+    d = Path(task_dir)
+    return senteval_lines(hf_senteval_lines(d), d, d.name, language)
 
 
 def read_xprobe_task(task_dir: str | os.PathLike[str], language: str = "") -> ProbingSet:
@@ -208,13 +226,16 @@ def _finish(
 
 
 def detect_layout(data_dir: str | os.PathLike[str]) -> str:
-    """``"senteval"`` when the folder holds ``*.txt`` task files, ``"xprobe"`` when it holds
-    task folders with ``va.txt``/``te.txt``; an error otherwise."""
+    """``"senteval"`` when the folder holds ``*.txt`` task files, ``"hf"`` for an ``xprobe export
+    datasets`` folder, ``"xprobe"`` when it holds task folders with ``va.txt``/``te.txt``; an
+    error otherwise."""
     d = Path(data_dir)
     if not d.is_dir():
         raise XProbeError(f"{d}: probing data folder not found")
     if any(p.suffix in (".txt", ".gz") and p.is_file() for p in d.iterdir()):
         return "senteval"
+    if is_hf_export(d):
+        return "hf"
     if any((p / "te.txt").is_file() or (p / "va.txt").is_file() for p in d.iterdir()):
         return "xprobe"
     raise XProbeError(f"{d}: neither SentEval task files (*.txt) nor X-Probe task folders")
@@ -258,11 +279,13 @@ def load_probing_dir(
         files = sorted(p for p in d.iterdir() if p.name.endswith((".txt", ".txt.gz")))
         files = [p for p in files if not p.name.endswith(".provenance.tsv")]
         out = [read_senteval(p, lang) for p in files if _wanted(p.name.split(".")[0], tasks)]
+    elif layout == "hf":
+        out = [read_hf_task(p, lang) for p in hf_task_dirs(d) if _wanted(p.name, tasks)]
     elif layout == "xprobe":
         dirs = sorted(p for p in d.iterdir() if p.is_dir())
         out = [read_xprobe_task(p, lang) for p in dirs if _wanted(p.name, tasks)]
     else:
-        raise XProbeError(f"unknown layout {layout!r}; valid: auto, senteval, xprobe")
+        raise XProbeError(f"unknown layout {layout!r}; valid: auto, senteval, hf, xprobe")
     if tasks:
         found = {x.task.lower() for x in out} | {x.file.lower() for x in out}
         missing = [t for t in tasks if t.lower() not in found]

@@ -4,10 +4,13 @@ For each (dataset, classifier, encoder) whose records carry layers, :func:`write
 writes:
 
 * ``layers_<dataset>_<classifier>_<encoder>.png``: per task, test accuracy against layer, one
-  line per language (mean over seeds);
-* ``layers_<...>_<lang>.{md,csv}``: the numbers behind the curves, rows tasks, columns layers;
-* ``layers_relative_<...>_<lang>.png``: a layer x task heatmap of the language minus the
-  reference language (points), for every other language;
+  line per language (mean over seeds), shaded by its 95% interval (:mod:`.layer_stats`);
+* ``layers_<...>_<lang>.{md,csv}``: the numbers behind the curves, rows tasks, columns layers,
+  and an ``n_test`` row;
+* ``layers_relative_<...>_<lang>.{png,md,csv}``: a layer x task heatmap of the language minus
+  the reference language (points), for every other language; cells not significant after Holm
+  are hatched and marked ``ns`` in the table (differences with 95% intervals), the task labels
+  and the table's last row give n_test (language/reference);
 * ``layers_best_<...>.{md,csv}``: the best layer per task and language (ties: the lowest layer),
   with its accuracy, 95% interval (:class:`~xprobe.report.stats.Stats`: exact below
   ``MIN_TEST`` items, marked ``(e)``) and number of test items: ``L2: 80.0 [28.4, 99.5](e), n=5``.
@@ -86,12 +89,15 @@ def write_layer_report(
     records: Iterable[dict[str, Any]], out: Path, reference: str, sections: list[str]
 ) -> list[Path]:
     """Write the layer figures and tables (see the module docstring); append Markdown sections."""
+    from xprobe.report.layer_stats import layer_experiments
+
     records = list(records)
     cells = layer_cells(records)
+    exps = layer_experiments(records)
     best_text = _best_texts(records)
     written: list[Path] = []
     for group in sorted({k[:3] for k in cells}):
-        written += _group(cells, group, out, reference, sections, best_text)
+        written += _group(cells, group, out, reference, sections, best_text, exps)
     return written
 
 
@@ -126,8 +132,9 @@ def _group(
     ref: str,
     sections: list[str],
     best_text,
+    exps: dict,
 ) -> list[Path]:
-    from xprobe.report import plots
+    from xprobe.report.layer_stats import curve_bands
 
     sub = {k[3:]: v for k, v in cells.items() if k[:3] == group}
     langs = sorted({k[0] for k in sub}, key=lambda x: (x != ref, x))
@@ -140,21 +147,23 @@ def _group(
         for lang in langs
     }
     title = f"{group[2]} ({group[0]}, {group[1]}): accuracy by layer"
-    written = [layer_curves(curves, tasks, layers, out / f"{stem}.png", title)]
+    bands = curve_bands(exps, group, langs, tasks, layers)
+    written = [layer_curves(curves, tasks, layers, out / f"{stem}.png", title, bands)]
     sections.append(f"## {group[2]} ({group[0]} / {group[1]}): accuracy (%) by layer\n")
-    sections.append(f"![accuracy by layer]({stem}.png)\n")
+    sections.append(
+        f"![accuracy by layer]({stem}.png)\n\nShaded: the 95% interval of each point (test "
+        "items resampled, seeds combined); n_test in each table.\n"
+    )
     for lang in langs:
         rows = [[t] + [_pct(v) for v in curves[lang][i]] for i, t in enumerate(tasks)]
+        ns = [_n(exps, (*group, lang), tasks, x) for x in layers]
+        label = "n_test" if all("/" not in n for n in ns) else f"n_test ({'/'.join(tasks)})"
+        rows.append([label, *ns])
         md = _table(out, _slug(f"{stem}_{lang}"), ["task"] + [f"L{x}" for x in layers], rows)
         sections.append(f"### {lang}\n\n{md}")
         written += [out / f"{_slug(f'{stem}_{lang}')}.{s}" for s in ("md", "csv")]
         if lang != ref and ref in curves:
-            png = out / _slug(f"layers_relative_{name}_{lang}.png")
-            diff = (curves[lang] - curves[ref]).T  # rows layers, columns tasks
-            title = f"{lang} − {ref} by layer (points), {group[2]}"
-            plots.heatmap(diff, [f"L{x}" for x in layers], tasks, png, title, diverging=True)
-            sections.append(f"![{lang} - {ref} by layer]({png.name})\n")
-            written.append(png)
+            written += _relative(exps, group, lang, ref, tasks, layers, out, sections)
     best = best_layers(cells, group)
     rows = [[t] + [_best(best.get((lang, t)), best_text, (*group, lang, t)) for lang in langs]
             for t in tasks]  # fmt: skip
@@ -163,6 +172,40 @@ def _group(
                     f"items)\n\n{md}")  # fmt: skip
     written += [out / f"{_slug(f'layers_best_{name}')}.{s}" for s in ("md", "csv")]
     return written
+
+
+def _relative(exps, group, lang, ref, tasks, layers, out, sections) -> list[Path]:
+    """The layer x task heatmap of ``lang`` minus ``ref``: hatched where not significant, n on
+    the task labels; its Markdown table of differences with intervals and ``ns`` marks."""
+    from xprobe.report import plots
+    from xprobe.report.layer_stats import relative_layer_cells
+
+    name = "_".join(group)
+    d = relative_layer_cells(exps, group, lang, ref, tasks, layers)
+    stem = _slug(f"layers_relative_{name}_{lang}")
+    cols = [f"{t}\nn={n}" if n else t for t, n in zip(tasks, d.n_test, strict=True)]
+    title = f"{lang} − {ref} by layer (points), {group[2]}"
+    plots.heatmap(d.values, [f"L{x}" for x in layers], cols, out / f"{stem}.png", title,
+                  diverging=True, hatch=d.ns)  # fmt: skip
+    rows = [[f"L{x}", *d.text[i]] for i, x in enumerate(layers)]
+    rows.append([f"n_test ({lang}/{ref})", *d.n_test])
+    md = _table(out, stem, ["layer", *tasks], rows)
+    sections.append(
+        f"![{lang} - {ref} by layer]({stem}.png)\n\n{md}\nDifferences in points with 95% "
+        f"intervals; {d.comparisons} comparisons, Holm-corrected at α = 0.05: {d.significant} "
+        "significant (`ns` and hatched cells are not).\n"
+    )
+    return [out / f"{stem}.{s}" for s in ("png", "md", "csv")]
+
+
+def _n(exps: dict, prefix: tuple, tasks: list[str], layer: int) -> str:
+    """The n_test of one layer's column: one number when every task has it, else one per task
+    in row order, ``/``-separated (``-`` for a task without a single experiment)."""
+    per_task = []
+    for t in tasks:
+        found = {str(e.get("n_test")) for e in exps.get((*prefix, t, layer), [])}
+        per_task.append(found.pop() if len(found) == 1 else "-")
+    return per_task[0] if len(set(per_task)) == 1 else "/".join(per_task)
 
 
 def _pct(v: float) -> str:
@@ -174,9 +217,15 @@ def _best(cell: tuple[int, float] | None, best_text, key: tuple) -> str:
 
 
 def layer_curves(
-    curves: dict[str, np.ndarray], tasks: list[str], layers: list[int], path: Path, title: str
+    curves: dict[str, np.ndarray],
+    tasks: list[str],
+    layers: list[int],
+    path: Path,
+    title: str,
+    bands: dict[str, np.ndarray] | None = None,
 ) -> Path:
-    """One panel per task: accuracy (%) against layer, one line per language."""
+    """One panel per task: accuracy (%) against layer, one line per language, shaded by its
+    interval where ``bands`` (language -> (tasks, layers, 2) low/high in %) gives one."""
     from xprobe.report.plots import _plt, _save
 
     plt = _plt()
@@ -186,7 +235,10 @@ def layer_curves(
     for i, task in enumerate(tasks):
         ax = axes[i // cols][i % cols]
         for lang, m in curves.items():
-            ax.plot(layers, m[i], marker="o", markersize=3, label=lang)
+            (line,) = ax.plot(layers, m[i], marker="o", markersize=3, label=lang)
+            if bands is not None and lang in bands:
+                lo, hi = bands[lang][i, :, 0], bands[lang][i, :, 1]
+                ax.fill_between(layers, lo, hi, color=line.get_color(), alpha=0.18, linewidth=0)
         ax.set_title(task)
         ax.set_xticks(layers)
         ax.set_xlabel("layer")

@@ -16,13 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from xprobe.resources import data_dir
 from xprobe.study.build import Study, load_study
 from xprobe.study.engine import run_plan
 from xprobe.study.state import Plan, Step, make_plan
 
 __all__ = ["STUDIES_DIR", "Plan", "Step", "Study", "load_study", "make_plan", "run_study"]
 
-STUDIES_DIR = Path(__file__).resolve().parent.parent.parent / "studies"
+STUDIES_DIR = data_dir("studies").path  # the checkout's studies/, or the wheel's copy
 
 
 def run_study(

@@ -1,0 +1,123 @@
+"""report.html: one self-contained page with the Markdown's numbers, ns marks, intervals and n;
+checked in headless Chromium (no console errors, sorting works, a screenshot)."""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.report.test_report_layer_stats import records as layer_records
+from xprobe.cli import main
+from xprobe.probe.records import append_records
+from xprobe.report.html import markdown_to_html
+
+
+def _records() -> list[dict]:
+    out = layer_records(n_small=8, n_big=400)
+    flat = []
+    for r in out:  # the same numbers as a one-vector encoder: the main tables and heatmaps
+        if r["layer"] == 0:
+            flat.append({k: v for k, v in r.items() if k != "layer"} | {"encoder": "bov-x"})
+    return out + flat
+
+
+@pytest.fixture
+def report(tmp_path: Path) -> Path:
+    append_records(tmp_path / "r.jsonl", _records())
+    out = tmp_path / "rep"
+    assert main(["report", str(tmp_path / "r.jsonl"), "--out", str(out), "--html"]) == 0
+    return out
+
+
+def _md_cells(md: str) -> list[str]:
+    return [c.strip() for line in md.splitlines() if line.startswith("|")
+            for c in line.strip().strip("|").split("|")
+            if c.strip() and not re.fullmatch(r"-+", c.strip())]  # fmt: skip
+
+
+def _text(page: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_page_is_self_contained_and_says_what_the_markdown_says(report: Path) -> None:
+    page = (report / "report.html").read_text(encoding="utf-8")
+    md = (report / "report.md").read_text(encoding="utf-8")
+    text = _text(page)
+    cells = _md_cells(md)
+    assert any(" ns" in c for c in cells) and any("[" in c for c in cells)
+    for cell in cells:
+        assert _text(cell.replace("`", "")) in text, cell
+    figures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert len(figures) >= 3 and page.count('src="data:image/png;base64,') == len(figures)
+    assert not re.search(r"(src|href)=\"(?!data:)", page)  # nothing to fetch
+    assert page.count('<table class="sortable">') == sum(
+        1 for b in re.split(r"\n\s*\n", md) if b.lstrip().startswith("|")
+    )
+
+
+def _chromium() -> str:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        pytest.skip("chromium not installed (apt-get install chromium)")
+    return exe
+
+
+def _browse(page: Path, *args: str) -> tuple[str, str]:
+    done = subprocess.run(
+        [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+         "--v=0", *args, page.resolve().as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    return done.stdout, done.stderr
+
+
+def _console(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
+
+
+@pytest.mark.slow
+def test_chromium_loads_the_page_without_console_errors(report: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.html"  # the check itself can fail
+    bad.write_text("<html><body><script>undefinedFn();</script></body></html>")
+    assert _console(_browse(bad, "--dump-dom")[1])
+    dom, err = _browse(report / "report.html", "--dump-dom")
+    assert _console(err) == []
+    tables = (report / "report.html").read_text(encoding="utf-8").count('class="sortable"')
+    assert f'data-sortable-tables="{tables}"' in dom  # the script ran to its end
+
+
+@pytest.mark.slow
+def test_chromium_sorts_a_table(tmp_path: Path) -> None:
+    md = ("| encoder | SentLen |\n|---|---|\n| x | 3.0 [1.0, 4.0] |\n| y | 10.5 |\n"
+          "| z | −2.0 [−5.0, 1.0] ns |\n| w | text |\n| n_test | 1 |\n")  # fmt: skip
+    probe = """<script>(function(){var t=document.querySelector("table.sortable");
+    function order(){var a=[];Array.prototype.forEach.call(t.tBodies[0].rows,
+    function(r){a.push(r.cells[0].textContent)});return a.join(",");}
+    window.xprobeSort(t, 1);var up=order();window.xprobeSort(t, 1);
+    document.body.setAttribute("data-sorted", up+"|"+order());})();</script></body>"""
+    page = tmp_path / "sort.html"
+    page.write_text(markdown_to_html(md, tmp_path).replace("</body>", probe), encoding="utf-8")
+    dom, err = _browse(page, "--dump-dom")
+    assert _console(err) == []
+    got = re.search(r'data-sorted="([^"]*)"', dom)
+    assert got is not None and got[1] == "z,x,y,w,n_test|y,x,z,w,n_test"
+
+
+@pytest.mark.slow
+def test_screenshot_shows_tables_and_figures(report: Path, tmp_path: Path) -> None:
+    import matplotlib.image
+
+    shot = tmp_path / "report.png"
+    _, err = _browse(report / "report.html", "--window-size=1280,3000", f"--screenshot={shot}")
+    assert _console(err) == [] and shot.is_file()
+    img = matplotlib.image.imread(shot)
+    dark = (img[..., :3].mean(axis=2) < 0.5).mean()  # text and table rules
+    blue = ((img[..., 2] - img[..., 0]) > 0.2).sum()  # the heatmap's blue cells, the en curve
+    assert dark > 0.005 and blue > 2000
+    keep = Path("/tmp/xprobe-report-screenshot.png")  # for a person to look at
+    shutil.copy(shot, keep)

@@ -1,0 +1,192 @@
+"""The dataset card (``README.md``) of an exported probing folder, from its ``manifest.json``.
+
+The YAML header is what ``datasets`` and the Hub read: ``configs`` (one per task, with its
+``data_files``), ``language``, ``license``, ``task_categories``, ``size_categories``,
+``pretty_name``. The body says how the sets were made: the rules and parameters used, the corpus
+(files, digests, counts, date), partial tasks and their shortfalls, and a citation block.
+
+The licence is that of the source text: ``--license`` when given, else read from a LICENSE file
+beside the first input (UD treebanks carry one), else ``unknown``. The corpus date is
+``--corpus-date``, else a date in an input's name (``enwiki-20190101``), else "not recorded".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from xprobe.probe.hf_layout import HF_SPLITS
+
+__all__ = ["CITATION", "dataset_card", "size_category"]
+
+# licence text -> Hub licence id, the first match wins
+_LICENSES = (
+    (r"BY-NC-SA 4\.0|Attribution-NonCommercial-ShareAlike 4\.0", "cc-by-nc-sa-4.0"),
+    (r"BY-NC-SA 3\.0|Attribution-NonCommercial-ShareAlike 3\.0", "cc-by-nc-sa-3.0"),
+    (r"CC BY-SA 4\.0|Attribution-ShareAlike 4\.0", "cc-by-sa-4.0"),
+    (r"CC BY 4\.0|Attribution 4\.0", "cc-by-4.0"),
+    (r"CC BY-SA 3\.0|Attribution-ShareAlike 3\.0", "cc-by-sa-3.0"),
+    (r"GNU General Public License", "gpl-3.0"),
+)
+
+CITATION = """```bibtex
+@inproceedings{ravishankar-etal-2019-probing,
+  title     = {Probing Multilingual Sentence Representations With {X-Probe}},
+  author    = {Ravishankar, Vinit and {\\O}vrelid, Lilja and Velldal, Erik},
+  booktitle = {Proceedings of the 4th Workshop on Representation Learning for NLP (RepL4NLP-2019)},
+  year      = {2019},
+  pages     = {156--168},
+  url       = {https://aclanthology.org/W19-4318}
+}
+
+@inproceedings{conneau-etal-2018-cram,
+  title     = {What you can cram into a single \\$\\&!\\#* vector: Probing sentence embeddings
+               for linguistic properties},
+  author    = {Conneau, Alexis and Kruszewski, German and Lample, Guillaume and
+               Barrault, Lo{\\"\\i}c and Baroni, Marco},
+  booktitle = {Proceedings of the 56th Annual Meeting of the Association for Computational
+               Linguistics (Volume 1: Long Papers)},
+  year      = {2018},
+  pages     = {2126--2136},
+  url       = {https://aclanthology.org/P18-1198}
+}
+```"""
+
+
+def size_category(n: int) -> str:
+    """The Hub's size category for ``n`` rows."""
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                        (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):  # fmt: skip
+        if n < limit:
+            return name
+    return "10M<n<100M"
+
+
+def detect_license(inputs: list[dict[str, Any]], base: Path) -> str:
+    """The Hub licence id of a LICENSE file beside the first input, else ``unknown``."""
+    if not inputs:
+        return "unknown"
+    folder = (base / str(inputs[0].get("path", ""))).parent
+    for name in ("LICENSE.txt", "LICENSE", "LICENSE.md"):
+        path = folder / name
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")[:20000]
+            for pattern, spdx in _LICENSES:
+                if re.search(pattern, text):
+                    return spdx
+    return "unknown"
+
+
+def corpus_date(inputs: list[dict[str, Any]]) -> str | None:
+    """A date found in an input's file name (``20190101`` or ``2019-01-01``), else None."""
+    for item in inputs:
+        m = re.search(r"(?<!\d)(19|20)(\d\d)-?([01]\d)-?([0-3]\d)(?!\d)", str(item.get("path")))
+        if m:
+            return f"{m[1]}{m[2]}-{m[3]}-{m[4]}"
+    return None
+
+
+def _q(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid YAML scalar
+
+
+def _first(sizes: dict[str, dict[str, int]]) -> str:
+    return next((f for f in sorted(sizes) if any(sizes[f].values())), "TASK")
+
+
+def _header(manifest: dict[str, Any], sizes: dict[str, dict[str, int]], license_id: str) -> str:
+    lang = str(manifest.get("language", "und")).replace("_", "-")
+    total = max((sum(s.values()) for s in sizes.values()), default=0)
+    lines = ["---", "language:", f"- {_q(lang)}", f"license: {_q(license_id)}",
+             "task_categories:", "- text-classification", "size_categories:",
+             f"- {_q(size_category(total))}", f"pretty_name: {_q(f'xprobe probing sets ({lang})')}",
+             "tags:", "- probing", "- senteval", "configs:"]  # fmt: skip
+    for file in (f for f in sorted(sizes) if any(sizes[f].values())):
+        lines += [f"- config_name: {_q(file)}", "  data_files:"]
+        for split in (s for s in HF_SPLITS.values() if sizes[file][s]):
+            lines += [f"  - split: {split}", f"    path: {_q(f'{file}/{split}.parquet')}"]
+    return "\n".join([*lines, "---", ""])
+
+
+def _task_rows(manifest: dict[str, Any], sizes: dict[str, dict[str, int]]) -> list[str]:
+    rows = ["| config | task | train | validation | test | labels | partial | parameters |",
+            "|---|---|---:|---:|---:|---|---|---|"]  # fmt: skip
+    for file, entry in sorted(manifest["tasks"].items()):
+        s = sizes[file]
+        labels = entry.get("labels") or []
+        shown = ", ".join(map(str, labels[:8])) + (f" … ({len(labels)})" if len(labels) > 8 else "")
+        params = ", ".join(f"{k}={v}" for k, v in sorted((entry.get("params") or {}).items()))
+        rows.append(
+            f"| {file} | {entry.get('task', file)} | {s['train']} | {s['validation']} | "
+            f"{s['test']} | {shown} | {'yes' if entry.get('partial') else 'no'} | {params} |"
+        )
+    return rows
+
+
+def _partial(manifest: dict[str, Any]) -> list[str]:
+    out = []
+    for file, entry in sorted(manifest["tasks"].items()):
+        if entry.get("partial"):
+            why = "; ".join(entry.get("shortfalls") or []) or "filled only partly"
+            out.append(f"- **{file}**: {why}")
+    return out or ["None: every task was filled to the sizes asked."]
+
+
+def dataset_card(
+    manifest: dict[str, Any],
+    sizes: dict[str, dict[str, int]],
+    base: Path,
+    license_id: str | None = None,
+    date: str | None = None,
+) -> str:
+    """The card's text (YAML header and Markdown body)."""
+    inputs = manifest.get("inputs") or []
+    license_id = license_id or detect_license(inputs, base)
+    date = date or corpus_date(inputs) or "not recorded"
+    common = manifest.get("common") or {}
+    body = [
+        f"# xprobe probing sets: {manifest.get('language', '?')}",
+        "",
+        "Probing tasks in the style of Conneau et al. (2018) and X-Probe (Ravishankar et al., "
+        f"2019), built by `xprobe extract` (xprobe {manifest.get('xprobe_version', '?')}) from "
+        "dependency-parsed text. One configuration per task; `label` is a ClassLabel over the "
+        "task's label set.",
+        "",
+        "```python",
+        "import datasets",
+        f"ds = datasets.load_dataset(PATH, {_q(_first(sizes))})",
+        "```",
+        "",
+        "## Tasks",
+        "",
+        *_task_rows(manifest, sizes),
+        "",
+        "## How they were made",
+        "",
+        f"- seed {manifest.get('seed')}; sizes asked (tr/va/te): "
+        + "/".join(str((manifest.get("sizes") or {}).get(s, "?")) for s in ("tr", "va", "te")),
+        f"- sentences of {common.get('min_tokens', '?')}..{common.get('max_tokens', '?')} tokens; "
+        f"classes balanced within each split; exclusive (a source sentence feeds one task only): "
+        f"{manifest.get('exclusive')}; partial tasks allowed: {manifest.get('allow_partial')}",
+        "- task rules: docs/tasks.md in the xprobe repository; per-task parameters in the table",
+        "",
+        "## Corpus",
+        "",
+        f"- date: {date}",
+        f"- licence of the source text: {license_id}",
+        *[f"- `{i.get('path')}` (sha256 `{i.get('sha256')}`)" for i in inputs],
+        "- counts: "
+        + ", ".join(f"{k} {v}" for k, v in sorted((manifest.get("corpus") or {}).items())),
+        "",
+        "## Partial tasks",
+        "",
+        *_partial(manifest),
+        "",
+        "## Citation",
+        "",
+        CITATION,
+        "",
+    ]
+    return _header(manifest, sizes, license_id) + "\n".join(body)

@@ -130,5 +130,21 @@ def test_sample_study_plans_the_demo(tmp_path: Path) -> None:
     study = load_study(STUDIES_DIR / "sample.toml", tmp_path, "tiny")
     names = [s.name for s in study.steps]
     assert names[0] == "sample" and names[-1] == "report"
-    assert {"corpus-en", "extract-de", "train-nli-en-bilstm-max", "map-de-bilstm-max"} <= set(names)
+    assert {"extract-en", "extract-de", "train-nli-en-bilstm-max", "map-de-bilstm-max"} <= set(
+        names
+    )
+    assert not any(n.startswith("corpus-") for n in names)  # parsed in rounds by extract
+    assert len(names) == 17
+    extract = next(s for s in study.steps if s.name == "extract-en")
+    argv = extract.action[1][0]
+    assert "--from-text" in argv and "--parsed" in argv
+    assert {str(tmp_path / "corpus" / "en"), str(tmp_path / "probing" / "en")} <= set(
+        map(str, extract.outputs)
+    )
+
+
+def test_rounds_false_keeps_corpus_then_extract(tmp_path: Path) -> None:
+    study = load_study(STUDIES_DIR / "sample.toml", tmp_path, "tiny", {"study": {"rounds": False}})
+    names = [s.name for s in study.steps]
+    assert {"corpus-en", "extract-en", "corpus-de", "extract-de"} <= set(names)
     assert len(names) == 19

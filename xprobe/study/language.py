@@ -1,10 +1,10 @@
 """The steps of one language: its UDPipe model (trained, given, or the profile's in the cache),
-``corpus`` on its inputs, ``extract`` of the probing sets.
+then one ``extract --from-text`` step that parses its inputs in rounds until every task's quota
+can be met (:func:`xprobe.extract.rounds.build_language`), or, with ``[study] rounds = false``,
+``corpus`` on all of its inputs followed by ``extract``.
 
-This is the one place that turns a ``[languages.NAME]`` entry into work: the corpus and extract
-steps are built by :func:`language_steps` only, so parsing in rounds until the quotas are met
-(corpus and extract cooperating) replaces these two steps here, with one step writing the same
-``corpus/NAME`` and ``probing/NAME`` folders.
+This is the one place that turns a ``[languages.NAME]`` entry into work: either way the steps
+write ``corpus/NAME`` (the parsed shards) and ``probing/NAME``.
 """
 
 from __future__ import annotations
@@ -73,14 +73,22 @@ def language_steps(
     if inputs and all(p.endswith(CONLLU) for p in inputs):
         return [Step(f"extract-{name}", "extract", ("cli", [[*extract, *inputs]]), (probing,))]
     corpus = str(out / "corpus" / name)
+    runtime = ("--workers", str(study["workers"]))
+    step = f"extract-{name}"
+    if study["rounds"]:
+        # corpus and extract in one step: parse in rounds until every quota can be met
+        argv = [*extract, "--parsed", corpus, "--model", model]
+        if lang["max_sentences"]:
+            argv += ["--max-sentences", str(lang["max_sentences"])]
+        argv += flags({**study["corpus"], **lang["corpus"]})
+        argv += ["--from-text", *inputs]
+        return [Step(step, "extract", ("cli", [argv]), (corpus, probing), runtime=runtime)]
     argv = ["corpus", "--lang", profile, "--model", model, "--out", corpus]
     if lang["max_sentences"]:
         argv += ["--max-sentences", str(lang["max_sentences"])]
     argv += flags({**study["corpus"], **lang["corpus"]})
-    runtime = ("--workers", str(study["workers"]))
     if study.get("scheduler"):
         runtime += ("--scheduler", study["scheduler"])
-    step = f"extract-{name}"
     return [
         Step(f"corpus-{name}", "corpus", ("cli", [[*argv, *inputs]]), (corpus,), runtime=runtime),
         Step(step, "extract", call_extract(extract, corpus, step), (probing,)),

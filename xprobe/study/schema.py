@@ -52,6 +52,7 @@ SINGLES: dict[str, dict[str, tuple[str, Any]]] = {
         "params": ("params", {}),
         "corpus": ("table", {}),
         "extract": ("table", {}),
+        "rounds": ("bool", True),  # parse in rounds until every quota can be met
     },
     "sample": {"sentences": ("int", 12000), "treebank": ("int", 1000)},
     "probe": {

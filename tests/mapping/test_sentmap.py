@@ -17,6 +17,12 @@ from xprobe.mapping.recipes import RecipeError, available_recipes, load_recipe
 torch = pytest.importorskip("torch")
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """The teacher-vector cache lives in the download cache: a fresh one per test."""
+    monkeypatch.setenv("XPROBE_CACHE", str(tmp_path / "xprobe-cache"))
+
+
 # ---------------------------------------------------------------- loss
 
 
@@ -187,7 +193,7 @@ def test_synthetic_mapping_run_resume_and_probe_format(toy, capsys):
     student = load_encoder(toy / "out")  # an encoder directory that probe accepts
     assert student.encode([["t1", "t2"], ["t3"]]).shape == (2, 16)
     assert load_classifier(toy / "out") is not None
-    assert len(list((toy / "out" / "teacher-cache").glob("*.npy"))) == 1
+    assert len(list((toy / "xprobe-cache").rglob("*.npy"))) == 1  # the teacher's vectors
     # resume continues from epoch 2; the same settings with a fresh dir give the same weights
     assert main(_map_args(toy, "out", "--epochs", "3", "--resume")) == 0
     again = json.loads((toy / "out" / "mapping_report.json").read_text())["history"]

@@ -214,6 +214,22 @@ def test_dimension_mismatch_needs_projection(world, tmp_path, capsys):
     assert st.encode(["t1 ."]).shape == (1, 16)  # pooled 24-d, projected to the teacher's 16
 
 
+def test_tokenizer_that_cannot_read_the_target_is_one_line(world, tmp_path, capsys):
+    """The tiny BERT knows Latin letters only: Greek target text is all [UNK]."""
+    greek = "αβγδεζηθικλμνξοπρστυφχψω"
+    rows = [line.split("\t") for line in (world / "par.tsv").read_text().splitlines()]
+    tr = str.maketrans("t0123456789", greek[:11])
+    (tmp_path / "el.tsv").write_text("".join(f"{a}\t{b.translate(tr)}\n" for a, b in rows))
+    args = _args(world, tmp_path / "o", f"hf:{world / 'bert16'}", "--epochs", "1")
+    args[args.index("--parallel-tsv") + 1] = str(tmp_path / "el.tsv")
+    assert main(args) == 2
+    err = capsys.readouterr().err.replace("\r", "\n")  # transformers' loading bars aside:
+    lines = [x for x in err.splitlines() if x.strip() and not x.startswith("Loading weights")]
+    assert len(lines) == 1 and "Traceback" not in err
+    assert "cannot read the de side" in err and "tokenizer maps to a known subword" in err
+    assert not (tmp_path / "o" / "map_state.pt").exists()
+
+
 @pytest.mark.parametrize("lam", ["0.5", "0.7"])
 def test_lambda_half_or_more_is_rejected(world, tmp_path, capsys, lam):
     assert main(_args(world, tmp_path / "o", f"hf:{world / 'bert16'}", "--lambda", lam)) == 2

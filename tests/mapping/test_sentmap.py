@@ -215,6 +215,65 @@ def test_map_cli_errors(toy, capsys):
     assert "settings differ: ['lam']" in capsys.readouterr().err
 
 
+def test_second_student_reuses_the_teachers_vectors(toy, monkeypatch):
+    """The teacher encodes the English side once: a second run (another output, another
+    lambda) reads its vectors from the cache and never calls the teacher."""
+    from xprobe.encoders.neural import NeuralEncoder
+
+    assert main(_map_args(toy, "first", "--epochs", "1")) == 0
+
+    def no_encoding(self, batch):
+        raise AssertionError("the teacher was asked to encode again")
+
+    monkeypatch.setattr(NeuralEncoder, "encode", no_encoding)
+    assert main(_map_args(toy, "second", "--epochs", "1", "--lambda", "0")) == 0
+    assert len(list((toy / "xprobe-cache").rglob("*.npy"))) == 1
+
+
+def test_student_vectors_of_another_language_are_one_line_before_training(toy, capsys):
+    rng = np.random.default_rng(1)
+    _write_vec(toy / "yy.vec", [f"z{i}" for i in range(40)], rng.normal(size=(40, 12)))
+    args = _map_args(toy, "bad", "--epochs", "1")
+    args[args.index("--vectors") + 1] = str(toy / "yy.vec")
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert "cannot read the de side" in err and "0% of its tokens" in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert not (toy / "bad" / "map_state.pt").exists()
+
+
+def _files(d: Path) -> dict[str, bytes]:
+    skip = ("map_state.pt", "speed.json")  # the state's torch zip names; wall-clock timings
+    return {
+        p.name: p.read_bytes() for p in sorted(d.iterdir()) if p.is_file() and p.name not in skip
+    }
+
+
+@pytest.mark.parametrize(("where", "at"), [("step", 5), ("step", 17), ("save_state", 2)])
+def test_killed_anywhere_resumes_to_the_same_student(toy, monkeypatch, where, at):
+    """Killed before the first saved state, mid-epoch, or between saving the best student and
+    the state: --resume ends with the same bytes as an uninterrupted run."""
+    from xprobe.mapping import trainer
+
+    assert main(_map_args(toy, "full", "--epochs", "3")) == 0
+    target = trainer._Run if where == "step" else trainer
+    real, calls = getattr(target, where), []
+
+    def dying(*a, **k):
+        calls.append(1)
+        if len(calls) == at:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(target, where, dying)
+    assert main(_map_args(toy, "cut", "--epochs", "3")) == 130
+    assert not (toy / "cut" / "mapping_report.json").exists()
+    monkeypatch.setattr(target, where, real)
+    assert main(_map_args(toy, "cut", "--epochs", "3", "--resume")) == 0
+    full, cut = _files(toy / "full"), _files(toy / "cut")
+    assert "encoder.pt" in full and full == cut
+
+
 # ---------------------------------------------------------------- real data
 
 

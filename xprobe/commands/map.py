@@ -23,8 +23,8 @@ a second student encodes nothing; a student that cannot read the target text (ma
 another language, a tokenizer mapping most words to unknown) is refused before training. XNLI
 dev accuracy with --nli-head (from `train-nli --frozen TEACHER`) and --xnli-dev is the stopping
 rule, else held-out MSE. A run killed at any point continues with --resume to the same student.
-A transformer student is saved as a sentence-transformers directory (probe it as st:OUT, or layer by layer as hf:OUT); its xprobe_student.json names the
-teacher (fields teacher, teacher_id).
+A transformer student is saved as a sentence-transformers directory (probe it as st:OUT, or layer
+by layer as hf:OUT); its xprobe_student.json names the teacher (fields teacher, teacher_id).
 
 Examples:
   xprobe map --pair en-de                   # data from the `xprobe download` cache

@@ -172,6 +172,28 @@ def test_st_teacher_distilled_into_a_copy_of_itself(world, tmp_path):
     assert teacher_of(f"st:{tmp_path / 'o'}")["teacher"] == f"st:{teacher_dir}"
 
 
+def test_st_student_starts_as_the_st_teacher(world, tmp_path):
+    """--student st:PATH copies the whole pipeline (pooling, normalisation): before training the
+    student gives the teacher's own vectors, and the distilled one stays on the unit sphere."""
+    from sentence_transformers import SentenceTransformer
+
+    from xprobe.encoders.spec import parse_encoder
+    from xprobe.mapping.student import TransformerStudent
+
+    spec = f"st:{world / 'st-teacher'}"
+    student = TransformerStudent.load(spec, "de", "mean", 16, False, "cpu")
+    teacher = parse_encoder(spec)
+    teacher.set_language("de")
+    sents = [["t1", "t2", "."], ["t3", "t4", "t5", "."]]
+    np.testing.assert_allclose(student.encode(student.prepare(sents)), teacher.encode(sents),
+                               atol=1e-5)  # fmt: skip
+    args = _args(world, tmp_path / "o", spec, "--epochs", "1", "--lr", "0.001")
+    args[args.index("--teacher") + 1] = spec
+    assert main(args) == 0
+    vecs = SentenceTransformer(str(tmp_path / "o"), device="cpu").encode(["t1 t2 ."])
+    assert np.linalg.norm(vecs, axis=1) == pytest.approx(1.0, abs=1e-5)
+
+
 def test_resume_after_a_kill_is_byte_identical(world, tmp_path, monkeypatch):
     from xprobe.mapping import trainer as distil_mod
 

@@ -14,9 +14,10 @@ do not exist yet but its [vectors] section names source, target and dictionary, 
 are mapped first.
 
 With --student, the teacher is any frozen encoder spec (st:PATH, hf:PATH, a train-nli directory,
-bov:...) and the student is either a transformer initialised from a directory (--student hf:PATH,
-e.g. the teacher itself; its own --pooling, and --projection to the teacher's size when the
-dimensions differ) or an X-Probe architecture over --vectors (--student bilstm-max). One trainer,
+bov:...) and the student is a transformer initialised from a directory (--student hf:PATH with its
+own --pooling, or st:PATH for a whole sentence-transformers pipeline, e.g. the teacher itself;
+--projection adds a layer to the teacher's size when the dimensions differ) or an X-Probe
+architecture over --vectors (--student bilstm-max). One trainer,
 one loss (--lambda 0 is Reimers & Gurevych's plain MSE). The teacher's vectors of the English
 side are computed once, in the shared sentence-vector cache (--cache-dir), so a second run or
 a second student encodes nothing; a student that cannot read the target text (mapped vectors of
@@ -102,7 +103,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-xnli", type=int, help="use only the first N XNLI dev pairs")
     g = p.add_argument_group("distillation from any teacher (with --student)")
     g.add_argument(
-        "--student", help="hf:PATH (transformer initialised from PATH) or an architecture"
+        "--student",
+        help="hf:PATH (transformer initialised from PATH, --pooling on top), st:PATH (a whole "
+        "sentence-transformers pipeline, e.g. the st: teacher itself) or an architecture",
     )
     g.add_argument("--pooling", choices=("mean", "cls", "max"), help="transformer pooling (mean)")
     g.add_argument(
@@ -239,7 +242,7 @@ def build_config(args: argparse.Namespace):
         raise XProbeError(
             f"{form} needs {', '.join(missing)} (from flags or a recipe: --pair en-xx)"
         )
-    wants_vectors = not str(fields.get("student") or "").startswith("hf:")
+    wants_vectors = not str(fields.get("student") or "").startswith(("hf:", "st:"))
     vec = fields.get("vectors")
     if recipe is not None and wants_vectors and vec and not Path(vec).exists():
         _map_words_first(recipe, args.data_dir, fields["vectors"], max_vocab)

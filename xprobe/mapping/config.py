@@ -8,7 +8,9 @@ One configuration for every teacher and student. ``teacher`` is any frozen encod
   directory; its NLI classifier is the XNLI stopping head and is copied into the output);
 * an architecture name (``bilstm-max``...): that architecture over ``vectors``, sized to give the
   teacher's dimension;
-* ``hf:PATH``: a transformer initialised from a local directory (e.g. the teacher itself).
+* ``hf:PATH``: a transformer initialised from a local directory (e.g. the teacher itself), with
+  ``pooling``; ``st:PATH``: a whole sentence-transformers pipeline (pooling, normalisation) from a
+  local directory: a copy of an ``st:`` teacher starts as exactly the teacher.
 
 The stopping rule is XNLI dev accuracy in the target language when a head is known (``nli_head``,
 or the teacher's own classifier) and ``xnli_dev`` is given, else held-out MSE to the teacher.
@@ -75,7 +77,7 @@ class MapConfig:
 
     @property
     def transformer_student(self) -> bool:
-        return bool(self.student and self.student.startswith("hf:"))
+        return bool(self.student and self.student.startswith(("hf:", "st:")))
 
     def resolved_batch_size(self) -> int:
         return self.batch_size or (64 if self.xprobe_student else 32)

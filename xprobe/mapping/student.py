@@ -5,7 +5,9 @@ gradients, ``encode`` without, ``parameters``, ``modules`` for the resumable sta
 ``coverage`` of target text for the check before training); :func:`build_student` makes the one a
 :class:`~xprobe.mapping.config.MapConfig` names:
 
-* :class:`TransformerStudent` (``--student hf:PATH``): a transformers encoder initialised from a
+* :class:`TransformerStudent` (``--student hf:PATH``, or ``st:PATH`` for a whole
+  sentence-transformers pipeline with its own pooling and normalisation): a transformers encoder
+  initialised from a
   local directory (for example the English teacher itself: its WordPiece vocabulary covers
   Latin-script languages), with its own pooling (``mean``, ``cls``, ``max``) and, with
   ``projection``, a linear layer to the teacher's dimension. Moses tokens are detokenised per
@@ -101,10 +103,15 @@ class TransformerStudent:
         max_seq_length: int = 128,
         teacher: str = "the teacher",
     ) -> TransformerStudent:
-        """The student ``hf:PATH`` initialised from a local transformers directory."""
+        """The student ``hf:PATH`` initialised from a local transformers directory (``pooling``
+        on top), or ``st:PATH``: a whole sentence-transformers pipeline (its own pooling and
+        normalisation: a copy of an ``st:`` teacher starts as exactly the teacher)."""
         from sentence_transformers import SentenceTransformer
 
         path = Path(spec.partition(":")[2])
+        if spec.startswith("st:"):
+            return cls._load_st(spec, path, lang, out_dim, projection, device, max_seq_length,
+                                teacher)  # fmt: skip
         if not (path / "config.json").is_file():
             raise XProbeError(f"--student {spec}: {path} is not a transformers model directory")
         if pooling not in POOLINGS:
@@ -123,6 +130,29 @@ class TransformerStudent:
 
             layers.append(mods.Dense(dim, out_dim, activation_function=torch.nn.Identity()))
         model = SentenceTransformer(modules=layers, device=device)
+        return cls(model, lang, spec, device)
+
+    @classmethod
+    def _load_st(cls, spec, path: Path, lang, out_dim, projection, device, max_seq_length,
+                 teacher) -> TransformerStudent:  # fmt: skip
+        from sentence_transformers import SentenceTransformer
+
+        if not (path / "modules.json").is_file():
+            raise XProbeError(f"--student {spec}: {path} is not a sentence-transformers directory")
+        try:
+            model = SentenceTransformer(str(path), device=device)
+        except (OSError, ValueError) as e:
+            raise XProbeError(f"--student {spec}: cannot load ({e})") from None
+        model.max_seq_length = max_seq_length
+        get_dim = getattr(model, "get_embedding_dimension", None)  # renamed in ST 5+
+        dim = int((get_dim or model.get_sentence_embedding_dimension)() or 0)
+        if dim != out_dim and not projection:
+            raise dimension_error(spec, dim, teacher, out_dim)
+        if dim != out_dim:
+            import torch
+
+            dense = _st_modules().Dense(dim, out_dim, activation_function=torch.nn.Identity())
+            model.append(dense.to(device))
         return cls(model, lang, spec, device)
 
     @property
@@ -308,7 +338,7 @@ def build_student(cfg, teacher, target_words: set[str], device: str):
         torch.manual_seed(derive_seed(cfg.seed, "distil-student-init") % (2**63))
         if cfg.transformer_student:
             if cfg.vectors:
-                raise XProbeError("--vectors belongs to an architecture student, not hf:PATH")
+                raise XProbeError("--vectors belongs to an architecture student, not hf:/st:")
             return TransformerStudent.load(
                 cfg.student, cfg.target_lang, cfg.pooling, out_dim, cfg.projection, device,
                 cfg.max_seq_length, teacher=cfg.teacher,
@@ -320,7 +350,8 @@ def build_student(cfg, teacher, target_words: set[str], device: str):
                 cfg.student, vectors, out_dim, cfg.seed, device, cfg.sizes, teacher=cfg.teacher
             )
     raise XProbeError(
-        f"--student {cfg.student!r}: expected hf:PATH (a transformers directory) or one of "
+        f"--student {cfg.student!r}: expected hf:PATH (a transformers directory), st:PATH (a "
+        "sentence-transformers directory) or one of "
         f"{', '.join(ARCHITECTURES)}"
     )
 

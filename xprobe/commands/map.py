@@ -118,6 +118,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--eval-every", type=int, help="evaluate and save state every N steps (default: epoch)"
     )
     g.add_argument("--max-seq-length", type=int, help="transformer student's subword limit (128)")
+    g.add_argument(
+        "--lowercase",
+        action="store_true",
+        default=None,
+        help="architecture student: look target words up lower-cased (vectors trained on "
+        "lower-cased text; default: as the teacher's vectors, else cased)",
+    )
     g.add_argument("--hidden", type=int, help="architecture student: LSTM units (teacher dim/2)")
     g.add_argument(
         "--cache-dir",
@@ -144,7 +151,7 @@ _FLAG_FIELDS = (
     "xnli_language", "source_lang", "target_lang", "out", "lam", "epochs", "patience",
     "batch_size", "lr", "seed", "heldout", "max_pairs", "min_length", "max_length", "max_ratio",
     "keep_vocab", "max_xnli", "min_coverage", "pooling", "nli_head", "eval_every",
-    "max_seq_length", "cache_dir",
+    "max_seq_length", "cache_dir", "lowercase",
 )  # fmt: skip
 
 

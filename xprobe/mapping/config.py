@@ -63,6 +63,7 @@ class MapConfig:
     keep_vocab: int = 100000
     max_xnli: int | None = None
     min_coverage: float = 0.5  # least share of target tokens the student must be able to read
+    lowercase: bool | None = None  # look target words up lower-cased (default: as the teacher)
     pooling: str = "mean"  # transformer student
     projection: bool = False  # linear layer to the teacher's size when dimensions differ
     max_seq_length: int = 128

@@ -345,7 +345,8 @@ def build_student(cfg, teacher, target_words: set[str], device: str):
             )  # fmt: skip
         if cfg.student in ARCHITECTURES:
             own = getattr(teacher, "vectors", None)
-            vectors = student_vectors(cfg, target_words, bool(own and own.lowercase))
+            lower = cfg.lowercase if cfg.lowercase is not None else bool(own and own.lowercase)
+            vectors = student_vectors(cfg, target_words, lower)
             return VectorStudent.load(
                 cfg.student, vectors, out_dim, cfg.seed, device, cfg.sizes, teacher=cfg.teacher
             )

@@ -78,7 +78,7 @@ class _Run:
         self.meta, self.files, self.out = meta, files, Path(cfg.out)
         self.batch_size = cfg.resolved_batch_size()
         self.opt = torch.optim.Adam(student.parameters(), lr=cfg.resolved_lr())
-        self.steps_timed, self.seconds = 0, 0.0
+        self.steps_timed, self.seconds, self.first_s = 0, 0.0, 0.0
 
     def batches(self, epoch: int) -> list[np.ndarray]:
         n, bs = len(self.data.train_items), self.batch_size
@@ -135,7 +135,9 @@ class _Run:
     def _one_step(self, progress: dict[str, Any], batches, gen) -> None:
         t0 = time.perf_counter()
         loss = self.step(batches[progress["batch"]], gen)
-        self.seconds += time.perf_counter() - t0
+        took = time.perf_counter() - t0
+        self.first_s = self.first_s or took  # the first step of a process warms up
+        self.seconds += took
         self.steps_timed += 1
         progress["batch"] += 1
         progress["step"] += 1
@@ -272,5 +274,9 @@ def _finish(run: _Run, progress: dict[str, Any], teacher, xnli_en) -> dict[str, 
     speed = {"steps": run.steps_timed, "seconds": round(secs, 2), "device": str(teacher.device)
              if hasattr(teacher, "device") else "cpu"}  # fmt: skip
     speed["steps_per_s"] = round(run.steps_timed / secs, 3) if secs > 0 else math.nan
+    warm = secs - run.first_s  # without the first step, as sentence-transformers' timers do
+    speed["steps_per_s_after_first"] = (
+        round((run.steps_timed - 1) / warm, 3) if run.steps_timed > 1 and warm > 0 else math.nan
+    )
     write_json(Path(cfg.out) / SPEED, speed)
     return {**summary, "speed": speed}

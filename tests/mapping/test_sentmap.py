@@ -274,6 +274,34 @@ def test_killed_anywhere_resumes_to_the_same_student(toy, monkeypatch, where, at
     assert "encoder.pt" in full and full == cut
 
 
+def test_max_steps_stops_after_an_evaluation(toy):
+    assert main(_map_args(toy, "o", "--epochs", "9", "--max-steps", "17")) == 0
+    hist = json.loads((toy / "o" / "mapping_report.json").read_text())["history"]
+    assert [(h["epoch"], h["step"]) for h in hist] == [(0, 0), (1, 13), (2, 17)]
+
+
+def test_length_batches_cover_every_pair_once_with_less_padding():
+    from types import SimpleNamespace
+
+    from xprobe.mapping.config import MapConfig
+    from xprobe.mapping.trainer import _Run
+
+    rng = np.random.default_rng(0)
+    items = [np.zeros(int(k)) for k in rng.integers(1, 60, size=3000)]
+    data = SimpleNamespace(train_items=items)
+    run = _Run.__new__(_Run)
+    run.data, run.batch_size = data, 16
+    pad = {}
+    for flag in (False, True):
+        run.cfg = MapConfig(teacher="t", out="o", target_lang="de", length_batches=flag, seed=3)
+        batches = run.batches(1)
+        rows = np.concatenate(batches)
+        assert len(rows) == len(set(rows.tolist())) >= len(items) - 8
+        assert run.batches(1)[0].tolist() == batches[0].tolist()  # seeded
+        pad[flag] = sum(max(len(items[i]) for i in b) * len(b) for b in batches)
+    assert pad[True] < 0.6 * pad[False]
+
+
 # ---------------------------------------------------------------- real data
 
 

@@ -117,6 +117,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--eval-every", type=int, help="evaluate and save state every N steps (default: epoch)"
     )
+    g.add_argument(
+        "--max-steps", type=int, help="stop after N steps (evaluated; default: --epochs decide)"
+    )
+    g.add_argument(
+        "--length-batches",
+        action=argparse.BooleanOptionalAction,
+        help="batches of similar length, less padding (default: on for hf:/st: students)",
+    )
     g.add_argument("--max-seq-length", type=int, help="transformer student's subword limit (128)")
     g.add_argument(
         "--lowercase",
@@ -151,7 +159,7 @@ _FLAG_FIELDS = (
     "xnli_language", "source_lang", "target_lang", "out", "lam", "epochs", "patience",
     "batch_size", "lr", "seed", "heldout", "max_pairs", "min_length", "max_length", "max_ratio",
     "keep_vocab", "max_xnli", "min_coverage", "pooling", "nli_head", "eval_every",
-    "max_seq_length", "cache_dir", "lowercase",
+    "max_seq_length", "cache_dir", "lowercase", "max_steps", "length_batches",
 )  # fmt: skip
 
 

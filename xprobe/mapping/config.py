@@ -24,7 +24,8 @@ from typing import Any
 __all__ = ["MapConfig"]
 
 # Settings that do not change what is trained: a resumed run may differ in them.
-_NOT_IDENTITY = ("out", "resume", "device", "threads", "epochs", "patience", "extra", "cache_dir")
+_NOT_IDENTITY = ("out", "resume", "device", "threads", "epochs", "patience", "max_steps", "extra",
+                 "cache_dir")  # fmt: skip
 
 
 @dataclass
@@ -52,6 +53,8 @@ class MapConfig:
     lr: float | None = None  # default: 2e-5 for a transformer student, 1e-3 otherwise
     seed: int = 1
     eval_every: int = 0  # steps between evaluations (and saved states); 0 = once per epoch
+    max_steps: int = 0  # stop (after an evaluation) at this many steps; 0 = epochs decide
+    length_batches: bool | None = None  # batches of similar length (default: transformers)
     device: str = "auto"
     threads: int = 0  # torch CPU threads; 0 = torch's default
     resume: bool = False
@@ -82,6 +85,13 @@ class MapConfig:
 
     def resolved_batch_size(self) -> int:
         return self.batch_size or (64 if self.xprobe_student else 32)
+
+    def resolved_length_batches(self) -> bool:
+        """Batches of similar length (less padding: a transformer student's steps get cheaper);
+        X-Probe's own setting keeps its random batches."""
+        if self.length_batches is not None:
+            return self.length_batches
+        return self.transformer_student
 
     def resolved_lr(self) -> float:
         if self.lr is not None:

@@ -78,12 +78,24 @@ class _Run:
         self.meta, self.files, self.out = meta, files, Path(cfg.out)
         self.batch_size = cfg.resolved_batch_size()
         self.opt = torch.optim.Adam(student.parameters(), lr=cfg.resolved_lr())
-        self.steps_timed, self.seconds, self.first_s = 0, 0.0, 0.0
+        self.steps_timed, self.seconds, self.first_s, self.setup_s = 0, 0.0, 0.0, 0.0
 
     def batches(self, epoch: int) -> list[np.ndarray]:
+        """The epoch's batches of row indices: seeded random, or (``length_batches``) pools of
+        50 batches sorted by input length, cut into batches, the batches in seeded order."""
         n, bs = len(self.data.train_items), self.batch_size
         order = np_rng(self.cfg.seed, "map-shuffle", epoch).permutation(n)
-        return [np.sort(order[s : s + bs]) for s in range(0, n, bs) if n - s >= 2]
+        if not self.cfg.resolved_length_batches():
+            return [np.sort(order[s : s + bs]) for s in range(0, n, bs) if n - s >= 2]
+        lengths = np.array([len(x) for x in self.data.train_items])
+        out = []
+        for p in range(0, n, 50 * bs):
+            pool = order[p : p + 50 * bs]
+            pool = pool[np.argsort(lengths[pool], kind="stable")]
+            out += [
+                np.sort(pool[s : s + bs]) for s in range(0, len(pool), bs) if len(pool) - s >= 2
+            ]
+        return [out[i] for i in np_rng(self.cfg.seed, "map-batches", epoch).permutation(len(out))]
 
     def contrast(self, epoch: int, batches: list[np.ndarray], done: int):
         """The epoch's generator of contrastive rows, advanced past the ``done`` first batches
@@ -148,12 +160,12 @@ class _Run:
         from tqdm import tqdm
 
         cfg = self.cfg
-        while progress["epoch"] <= cfg.epochs and progress["bad"] < cfg.patience:
+        while progress["epoch"] <= cfg.epochs and not self.done(progress):
             epoch, batches = progress["epoch"], self.batches(progress["epoch"])
             gen = self.contrast(epoch, batches, progress["batch"])
             bar = tqdm(total=len(batches), initial=progress["batch"], desc=f"map epoch {epoch}",
                        disable=None, leave=False)  # fmt: skip
-            while progress["epoch"] == epoch and progress["bad"] < cfg.patience:
+            while progress["epoch"] == epoch and not self.done(progress):
                 self._one_step(progress, batches, gen)
                 bar.update(1)
                 if progress["batch"] == len(batches):  # end of epoch: always evaluate
@@ -161,7 +173,14 @@ class _Run:
                     self.checkpoint(progress)
                 elif cfg.eval_every and progress["step"] % cfg.eval_every == 0:
                     self.checkpoint(progress)
+                elif cfg.max_steps and progress["step"] >= cfg.max_steps:
+                    self.checkpoint(progress)  # the last step is always evaluated
             bar.close()
+
+    def done(self, progress: dict[str, Any]) -> bool:
+        """Patience spent, or ``max_steps`` reached."""
+        over = bool(self.cfg.max_steps) and progress["step"] >= self.cfg.max_steps
+        return progress["bad"] >= self.cfg.patience or over
 
 
 def _stopper(cfg: MapConfig, teacher, device: str):
@@ -190,6 +209,7 @@ def map_encoder(cfg: MapConfig) -> dict[str, Any]:
     from xprobe.mapping.student import build_student
     from xprobe.mapping.xnli import read_xnli_tokens
 
+    t0 = time.perf_counter()
     check_lambda(cfg.lam)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -211,6 +231,7 @@ def map_encoder(cfg: MapConfig) -> dict[str, Any]:
     files_ = _copy_head(out, student, stopper)
     run = _Run(cfg, student, data, stopper, meta, files_)
     progress = _start(run, out)
+    run.setup_s = time.perf_counter() - t0  # reading, the teacher's vectors, first evaluation
     run.train(progress)
     return _finish(run, progress, teacher, xnli_en)
 
@@ -271,8 +292,7 @@ def _finish(run: _Run, progress: dict[str, Any], teacher, xnli_en) -> dict[str, 
         summary["teacher_xnli_en_acc"] = en.accuracy(teacher)
     write_json(Path(cfg.out) / REPORT, summary)
     secs = run.seconds
-    speed = {"steps": run.steps_timed, "seconds": round(secs, 2), "device": str(teacher.device)
-             if hasattr(teacher, "device") else "cpu"}  # fmt: skip
+    speed = {"steps": run.steps_timed, "seconds": round(secs, 2), "setup_s": round(run.setup_s, 2)}
     speed["steps_per_s"] = round(run.steps_timed / secs, 3) if secs > 0 else math.nan
     warm = secs - run.first_s  # without the first step, as sentence-transformers' timers do
     speed["steps_per_s_after_first"] = (

@@ -178,8 +178,9 @@ def _fasttext(text: Path, out: Path, dim: int, epochs: int) -> None:
 
     if out.is_file():
         return
+    # one thread: the same vectors every run
     model = fasttext.train_unsupervised(str(text), model="skipgram", dim=dim, epoch=epochs,
-                                        minCount=2, thread=2, verbose=0, seed=1)  # fmt: skip
+                                        minCount=2, thread=1, verbose=0)  # fmt: skip
     words = list(model.words)
     vecs = np.stack([model.get_word_vector(w) for w in words])
     tmp = out.with_suffix(".tmp")
@@ -207,7 +208,7 @@ def stage_classic(work: Path, args: argparse.Namespace) -> dict:
                "--dictionary", str(SHARED / "muse" / "en-de.txt"), "--out", str(mapped),
                "--report", str(work / "de.mapped.json"))  # fmt: skip
     res = _map(work, args, work / "student-bilstm", "--student", "bilstm-max", "--vectors",
-               str(mapped), "--lowercase", "--keep-vocab", "0", "--lambda", str(args.lam),
+               str(mapped), "--lowercase", "--lambda", str(args.lam),
                "--lr", "0.001", "--batch-size", "64", "--epochs", str(args.classic_epochs),
                "--patience", str(args.patience))  # fmt: skip
     res["word_mapping"] = json.loads((work / "de.mapped.json").read_text())

@@ -353,8 +353,10 @@ def stage_probe(work: Path, args: argparse.Namespace) -> dict:
             col = key if r.get("layer") is None else f"{key}@{r['layer']}"
             table.setdefault(r["task"], {})[col] = round(r["value"], 4)
     for row in table.values():
+        en = sorted((c for c in row if c.startswith("teacher_en@")), key=lambda c: int(c[11:]))
+        last = row.get("teacher_en", row[en[-1]] if en else None)  # its output layer
         for col in [c for c in row if not c.startswith("teacher_en")]:
-            ref = row.get("teacher_en" + col[col.index("@") :] if "@" in col else "teacher_en")
+            ref = row.get("teacher_en" + col[col.index("@") :]) if "@" in col else last
             if ref is not None:
                 row[f"{col}-en"] = round(row[col] - ref, 4)
     return table

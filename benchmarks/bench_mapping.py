@@ -214,34 +214,23 @@ def _xnli_test_accuracy(student_dir: Path, teacher_dir: Path, en_vec: Path) -> d
     import torch
 
     from xprobe.encoders.checkpoint import load_encoder
-    from xprobe.mapping.data import _extend_teacher, _tokenized_xnli, teacher_for, to_ids
-    from xprobe.mapping.sentences import _table, xnli_accuracy
-    from xprobe.nli.train import load_classifier
+    from xprobe.mapping.config import MapConfig
+    from xprobe.mapping.data import load_teacher
+    from xprobe.mapping.xnli import XNLIStopper, read_xnli_tokens
+    from xprobe.nli.head import load_head
 
     torch.set_num_threads(1)
     out = {}
+    clf, meta = load_head(student_dir)
     student = load_encoder(student_dir)
-    clf = load_classifier(student_dir)
-    p, h, y = _tokenized_xnli(str(SHARED / "xnli" / "test-de.tsv"), "de", "de", None)
-    out["xnli_de_test_student"] = xnli_accuracy(
-        student.module,
-        clf,
-        _table(student.vectors.matrix, "cpu"),
-        to_ids(p, student.vectors),
-        to_ids(h, student.vectors),
-        y,
-    )
-    teacher = teacher_for(str(teacher_dir), "cpu")
-    p, h, y = _tokenized_xnli(str(SHARED / "xnli" / "test-en.tsv"), "en", "en", None)
-    _extend_teacher(teacher, str(en_vec), {t for s in p + h for t in s})
-    out["xnli_en_test_teacher"] = xnli_accuracy(
-        teacher.module,
-        clf,
-        _table(teacher.vectors.matrix, "cpu"),
-        to_ids(p, teacher.vectors),
-        to_ids(h, teacher.vectors),
-        y,
-    )
+    de = read_xnli_tokens(str(SHARED / "xnli" / "test-de.tsv"), "de", "de", None)
+    stop = XNLIStopper(clf, meta, *de, items=(de[0], de[1]))
+    out["xnli_de_test_student"] = stop.accuracy(student)
+    en = read_xnli_tokens(str(SHARED / "xnli" / "test-en.tsv"), "en", "en", None)
+    cfg = MapConfig(teacher=str(teacher_dir), out="", target_lang="de", teacher_vectors=str(en_vec))
+    teacher = load_teacher(cfg, set(), "cpu", en)
+    stop = XNLIStopper(clf, meta, *en, items=(en[0], en[1]))
+    out["xnli_en_test_teacher"] = stop.accuracy(teacher)
     return out
 
 

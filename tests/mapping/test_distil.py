@@ -18,6 +18,12 @@ pytest.importorskip("sentence_transformers")
 LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """The teacher-vector cache lives in the download cache: a fresh one per test."""
+    monkeypatch.setenv("XPROBE_CACHE", str(tmp_path / "xprobe-cache"))
+
+
 def _write_vec(path: Path, words: list[str], matrix: np.ndarray) -> None:
     with open(path, "w", encoding="utf-8") as f:
         for w, row in zip(words, matrix, strict=True):
@@ -129,7 +135,8 @@ def test_transformer_student_learns_and_the_teacher_stays_frozen(world, tmp_path
     assert hist[-1]["heldout_mse"] < hist[0]["heldout_mse"]
     assert _digest(world / "teacher") == teacher_files  # teacher weights unchanged on disk
     assert np.array_equal(load_encoder(world / "teacher").encode(probe), before)
-    assert len(list((out / "teacher-cache").rglob("*.npy"))) == 1  # teacher encoded once
+    cache = tmp_path / "xprobe-cache" / "sentence-vectors"
+    assert len(list(cache.rglob("*.npy"))) == 1  # teacher encoded once
     meta = json.loads((out / "xprobe_student.json").read_text())
     assert meta["teacher"] == str(world / "teacher") and meta["teacher_id"].startswith("bilstm")
     assert teacher_of(f"st:{out}") == {**{k: meta[k] for k in ("teacher", "teacher_id")},
@@ -165,8 +172,30 @@ def test_st_teacher_distilled_into_a_copy_of_itself(world, tmp_path):
     assert teacher_of(f"st:{tmp_path / 'o'}")["teacher"] == f"st:{teacher_dir}"
 
 
+def test_st_student_starts_as_the_st_teacher(world, tmp_path):
+    """--student st:PATH copies the whole pipeline (pooling, normalisation): before training the
+    student gives the teacher's own vectors, and the distilled one stays on the unit sphere."""
+    from sentence_transformers import SentenceTransformer
+
+    from xprobe.encoders.spec import parse_encoder
+    from xprobe.mapping.student import TransformerStudent
+
+    spec = f"st:{world / 'st-teacher'}"
+    student = TransformerStudent.load(spec, "de", "mean", 16, False, "cpu")
+    teacher = parse_encoder(spec)
+    teacher.set_language("de")
+    sents = [["t1", "t2", "."], ["t3", "t4", "t5", "."]]
+    np.testing.assert_allclose(student.encode(student.prepare(sents)), teacher.encode(sents),
+                               atol=1e-5)  # fmt: skip
+    args = _args(world, tmp_path / "o", spec, "--epochs", "1", "--lr", "0.001")
+    args[args.index("--teacher") + 1] = spec
+    assert main(args) == 0
+    vecs = SentenceTransformer(str(tmp_path / "o"), device="cpu").encode(["t1 t2 ."])
+    assert np.linalg.norm(vecs, axis=1) == pytest.approx(1.0, abs=1e-5)
+
+
 def test_resume_after_a_kill_is_byte_identical(world, tmp_path, monkeypatch):
-    from xprobe.mapping import distil as distil_mod
+    from xprobe.mapping import trainer as distil_mod
 
     extra = ("--epochs", "2", "--eval-every", "5")
     student = f"hf:{world / 'bert16'}"
@@ -181,12 +210,12 @@ def test_resume_after_a_kill_is_byte_identical(world, tmp_path, monkeypatch):
 
     monkeypatch.setattr(distil_mod._Run, "step", dying_step)
     assert main(_args(world, tmp_path / "cut", student, *extra)) == 130
-    assert (tmp_path / "cut" / "distil_state.pt").is_file()
+    assert (tmp_path / "cut" / "map_state.pt").is_file()
     assert not (tmp_path / "cut" / "mapping_report.json").exists()
     monkeypatch.setattr(distil_mod._Run, "step", real)
     assert main(_args(world, tmp_path / "cut", student, *extra, "--resume")) == 0
     full, cut = _digest(tmp_path / "full"), _digest(tmp_path / "cut")
-    for name in ("speed.json", "distil_state.pt"):  # wall-clock timings; torch zip names
+    for name in ("speed.json", "map_state.pt"):  # wall-clock timings; torch zip names
         full.pop(name), cut.pop(name)
     assert "model.safetensors" in full and full == cut
     hist = json.loads((tmp_path / "cut" / "mapping_report.json").read_text())["history"]
@@ -205,6 +234,22 @@ def test_dimension_mismatch_needs_projection(world, tmp_path, capsys):
 
     st = SentenceTransformer(str(tmp_path / "b"), device="cpu")
     assert st.encode(["t1 ."]).shape == (1, 16)  # pooled 24-d, projected to the teacher's 16
+
+
+def test_tokenizer_that_cannot_read_the_target_is_one_line(world, tmp_path, capsys):
+    """The tiny BERT knows Latin letters only: Greek target text is all [UNK]."""
+    greek = "αβγδεζηθικλμνξοπρστυφχψω"
+    rows = [line.split("\t") for line in (world / "par.tsv").read_text().splitlines()]
+    tr = str.maketrans("t0123456789", greek[:11])
+    (tmp_path / "el.tsv").write_text("".join(f"{a}\t{b.translate(tr)}\n" for a, b in rows))
+    args = _args(world, tmp_path / "o", f"hf:{world / 'bert16'}", "--epochs", "1")
+    args[args.index("--parallel-tsv") + 1] = str(tmp_path / "el.tsv")
+    assert main(args) == 2
+    err = capsys.readouterr().err.replace("\r", "\n")  # transformers' loading bars aside:
+    lines = [x for x in err.splitlines() if x.strip() and not x.startswith("Loading weights")]
+    assert len(lines) == 1 and "Traceback" not in err
+    assert "cannot read the de side" in err and "tokenizer maps to a known subword" in err
+    assert not (tmp_path / "o" / "map_state.pt").exists()
 
 
 @pytest.mark.parametrize("lam", ["0.5", "0.7"])
@@ -264,7 +309,7 @@ def test_distillation_recipe(world, tmp_path):
     assert load_recipe(str(recipe)).student.startswith("hf:")
     parser = argparse.ArgumentParser()
     map_cmd.add_arguments(parser)
-    cfg = map_cmd.build_distil_config(parser.parse_args(["--recipe", str(recipe), "--lr", "0.01"]))
+    cfg = map_cmd.build_config(parser.parse_args(["--recipe", str(recipe), "--lr", "0.01"]))
     assert (cfg.lam, cfg.epochs, cfg.batch_size, cfg.lr, cfg.heldout) == (0.1, 1, 16, 0.01, 40)
     assert cfg.student == f"hf:{world / 'st-teacher'}" and cfg.nli_head is None
     assert cfg.xnli_dev is None and cfg.parallel_tsv == str(world / "par.tsv")
@@ -293,7 +338,7 @@ def test_resume_after_sigkill_is_byte_identical(world, tmp_path):
     cmd = [sys.executable, "-m", "xprobe", *_args(world, tmp_path / "cut", student, *extra)]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    state = tmp_path / "cut" / "distil_state.pt"
+    state = tmp_path / "cut" / "map_state.pt"
     deadline = time.monotonic() + 300
     while not state.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -302,6 +347,6 @@ def test_resume_after_sigkill_is_byte_identical(world, tmp_path):
     assert state.exists() and not (tmp_path / "cut" / "mapping_report.json").exists()
     assert subprocess.run([*cmd, "--resume"], env=env, capture_output=True).returncode == 0
     full, cut = _digest(tmp_path / "full"), _digest(tmp_path / "cut")
-    for name in ("speed.json", "distil_state.pt"):
+    for name in ("speed.json", "map_state.pt"):
         full.pop(name), cut.pop(name)
     assert full == cut

@@ -17,6 +17,12 @@ from xprobe.mapping.recipes import RecipeError, available_recipes, load_recipe
 torch = pytest.importorskip("torch")
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """The teacher-vector cache lives in the download cache: a fresh one per test."""
+    monkeypatch.setenv("XPROBE_CACHE", str(tmp_path / "xprobe-cache"))
+
+
 # ---------------------------------------------------------------- loss
 
 
@@ -187,7 +193,7 @@ def test_synthetic_mapping_run_resume_and_probe_format(toy, capsys):
     student = load_encoder(toy / "out")  # an encoder directory that probe accepts
     assert student.encode([["t1", "t2"], ["t3"]]).shape == (2, 16)
     assert load_classifier(toy / "out") is not None
-    assert len(list((toy / "out" / "teacher-cache").glob("*.npy"))) == 1
+    assert len(list((toy / "xprobe-cache").rglob("*.npy"))) == 1  # the teacher's vectors
     # resume continues from epoch 2; the same settings with a fresh dir give the same weights
     assert main(_map_args(toy, "out", "--epochs", "3", "--resume")) == 0
     again = json.loads((toy / "out" / "mapping_report.json").read_text())["history"]
@@ -207,6 +213,93 @@ def test_map_cli_errors(toy, capsys):
     assert main(_map_args(toy, "o3", "--epochs", "1")) == 2  # refuses to overwrite silently
     assert main(_map_args(toy, "o3", "--epochs", "2", "--resume", "--lambda", "0.1")) == 2
     assert "settings differ: ['lam']" in capsys.readouterr().err
+
+
+def test_second_student_reuses_the_teachers_vectors(toy, monkeypatch):
+    """The teacher encodes the English side once: a second run (another output, another
+    lambda) reads its vectors from the cache and never calls the teacher."""
+    from xprobe.encoders.neural import NeuralEncoder
+
+    assert main(_map_args(toy, "first", "--epochs", "1")) == 0
+
+    def no_encoding(self, batch):
+        raise AssertionError("the teacher was asked to encode again")
+
+    monkeypatch.setattr(NeuralEncoder, "encode", no_encoding)
+    assert main(_map_args(toy, "second", "--epochs", "1", "--lambda", "0")) == 0
+    assert len(list((toy / "xprobe-cache").rglob("*.npy"))) == 1
+
+
+def test_student_vectors_of_another_language_are_one_line_before_training(toy, capsys):
+    rng = np.random.default_rng(1)
+    _write_vec(toy / "yy.vec", [f"z{i}" for i in range(40)], rng.normal(size=(40, 12)))
+    args = _map_args(toy, "bad", "--epochs", "1")
+    args[args.index("--vectors") + 1] = str(toy / "yy.vec")
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert "cannot read the de side" in err and "0% of its tokens" in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert not (toy / "bad" / "map_state.pt").exists()
+
+
+def _files(d: Path) -> dict[str, bytes]:
+    skip = ("map_state.pt", "speed.json")  # the state's torch zip names; wall-clock timings
+    return {
+        p.name: p.read_bytes() for p in sorted(d.iterdir()) if p.is_file() and p.name not in skip
+    }
+
+
+@pytest.mark.parametrize(("where", "at"), [("step", 5), ("step", 17), ("save_state", 2)])
+def test_killed_anywhere_resumes_to_the_same_student(toy, monkeypatch, where, at):
+    """Killed before the first saved state, mid-epoch, or between saving the best student and
+    the state: --resume ends with the same bytes as an uninterrupted run."""
+    from xprobe.mapping import trainer
+
+    assert main(_map_args(toy, "full", "--epochs", "3")) == 0
+    target = trainer._Run if where == "step" else trainer
+    real, calls = getattr(target, where), []
+
+    def dying(*a, **k):
+        calls.append(1)
+        if len(calls) == at:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(target, where, dying)
+    assert main(_map_args(toy, "cut", "--epochs", "3")) == 130
+    assert not (toy / "cut" / "mapping_report.json").exists()
+    monkeypatch.setattr(target, where, real)
+    assert main(_map_args(toy, "cut", "--epochs", "3", "--resume")) == 0
+    full, cut = _files(toy / "full"), _files(toy / "cut")
+    assert "encoder.pt" in full and full == cut
+
+
+def test_max_steps_stops_after_an_evaluation(toy):
+    assert main(_map_args(toy, "o", "--epochs", "9", "--max-steps", "17")) == 0
+    hist = json.loads((toy / "o" / "mapping_report.json").read_text())["history"]
+    assert [(h["epoch"], h["step"]) for h in hist] == [(0, 0), (1, 13), (2, 17)]
+
+
+def test_length_batches_cover_every_pair_once_with_less_padding():
+    from types import SimpleNamespace
+
+    from xprobe.mapping.config import MapConfig
+    from xprobe.mapping.trainer import _Run
+
+    rng = np.random.default_rng(0)
+    items = [np.zeros(int(k)) for k in rng.integers(1, 60, size=3000)]
+    data = SimpleNamespace(train_items=items)
+    run = _Run.__new__(_Run)
+    run.data, run.batch_size = data, 16
+    pad = {}
+    for flag in (False, True):
+        run.cfg = MapConfig(teacher="t", out="o", target_lang="de", length_batches=flag, seed=3)
+        batches = run.batches(1)
+        rows = np.concatenate(batches)
+        assert len(rows) == len(set(rows.tolist())) >= len(items) - 8
+        assert run.batches(1)[0].tolist() == batches[0].tolist()  # seeded
+        pad[flag] = sum(max(len(items[i]) for i in b) * len(b) for b in batches)
+    assert pad[True] < 0.6 * pad[False]
 
 
 # ---------------------------------------------------------------- real data

@@ -92,7 +92,7 @@ def test_head_cli_errors(toy, capsys):
 
 
 def test_xnli_command_accuracy_and_bootstrap(toy, capsys):
-    from xprobe.mapping.xnli_eval import bootstrap_interval
+    from xprobe.mapping.xnli import bootstrap_interval
 
     assert main(_head_args(toy, "head")) == 0
     capsys.readouterr()
@@ -131,7 +131,7 @@ def test_xnli_dimension_mismatch_is_one_clear_error(toy, capsys, tmp_path):
                  "--device", "cpu", "--cache-dir", str(toy / "cache")]) == 2  # fmt: skip
     assert "reads 8-d vectors" in capsys.readouterr().err
     with pytest.raises(XProbeError, match="needs at least one item"):
-        from xprobe.mapping.xnli_eval import bootstrap_interval
+        from xprobe.mapping.xnli import bootstrap_interval
 
         bootstrap_interval(np.zeros(0))
 

@@ -14,14 +14,18 @@ do not exist yet but its [vectors] section names source, target and dictionary, 
 are mapped first.
 
 With --student, the teacher is any frozen encoder spec (st:PATH, hf:PATH, a train-nli directory,
-bov:...) and the student is either a transformer initialised from a directory (--student hf:PATH,
-e.g. the teacher itself; its own --pooling, and --projection to the teacher's size when the
-dimensions differ) or an X-Probe architecture over --vectors (--student bilstm-max). The loss is
-the same (--lambda 0 is Reimers & Gurevych's plain MSE). The teacher's vectors are computed once
-and cached; XNLI dev accuracy with --nli-head (from `train-nli --frozen TEACHER`) and --xnli-dev
-is the stopping rule, else held-out MSE. A transformer student is saved as a sentence-transformers
-directory (probe it as st:OUT, or layer by layer as hf:OUT); its xprobe_student.json names the
-teacher (fields teacher, teacher_id).
+bov:...) and the student is a transformer initialised from a directory (--student hf:PATH with its
+own --pooling, or st:PATH for a whole sentence-transformers pipeline, e.g. the teacher itself;
+--projection adds a layer to the teacher's size when the dimensions differ) or an X-Probe
+architecture over --vectors (--student bilstm-max). One trainer,
+one loss (--lambda 0 is Reimers & Gurevych's plain MSE). The teacher's vectors of the English
+side are computed once, in the shared sentence-vector cache (--cache-dir), so a second run or
+a second student encodes nothing; a student that cannot read the target text (mapped vectors of
+another language, a tokenizer mapping most words to unknown) is refused before training. XNLI
+dev accuracy with --nli-head (from `train-nli --frozen TEACHER`) and --xnli-dev is the stopping
+rule, else held-out MSE. A run killed at any point continues with --resume to the same student.
+A transformer student is saved as a sentence-transformers directory (probe it as st:OUT, or layer
+by layer as hf:OUT); its xprobe_student.json names the teacher (fields teacher, teacher_id).
 
 Examples:
   xprobe map --pair en-de                   # data from the `xprobe download` cache
@@ -82,8 +86,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--epochs", type=int, help="maximum epochs (default 10)")
     g.add_argument("--patience", type=int, help="stop after N epochs without XNLI gain (default 2)")
-    g.add_argument("--batch-size", type=int, help="pairs per step (default 64)")
-    g.add_argument("--lr", type=float, help="Adam learning rate (default 0.001)")
+    g.add_argument("--batch-size", type=int, help="pairs per step (default 64; 32 with --student)")
+    g.add_argument("--lr", type=float, help="Adam learning rate (0.001; 2e-5 for an hf: student)")
     g.add_argument("--seed", type=int, help="seed for initialisation, shuffling, negatives (1)")
     g.add_argument("--heldout", type=int, help="pairs held out for MSE and retrieval (1000)")
     g.add_argument("--max-pairs", type=int, help="use at most N filtered pairs (default all)")
@@ -99,7 +103,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-xnli", type=int, help="use only the first N XNLI dev pairs")
     g = p.add_argument_group("distillation from any teacher (with --student)")
     g.add_argument(
-        "--student", help="hf:PATH (transformer initialised from PATH) or an architecture"
+        "--student",
+        help="hf:PATH (transformer initialised from PATH, --pooling on top), st:PATH (a whole "
+        "sentence-transformers pipeline, e.g. the st: teacher itself) or an architecture",
     )
     g.add_argument("--pooling", choices=("mean", "cls", "max"), help="transformer pooling (mean)")
     g.add_argument(
@@ -111,9 +117,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--eval-every", type=int, help="evaluate and save state every N steps (default: epoch)"
     )
+    g.add_argument(
+        "--max-steps", type=int, help="stop after N steps (evaluated; default: --epochs decide)"
+    )
+    g.add_argument(
+        "--length-batches",
+        action=argparse.BooleanOptionalAction,
+        help="batches of similar length, less padding (default: on for hf:/st: students)",
+    )
     g.add_argument("--max-seq-length", type=int, help="transformer student's subword limit (128)")
+    g.add_argument(
+        "--lowercase",
+        action="store_true",
+        default=None,
+        help="architecture student: look target words up lower-cased (vectors trained on "
+        "lower-cased text; default: as the teacher's vectors, else cased)",
+    )
     g.add_argument("--hidden", type=int, help="architecture student: LSTM units (teacher dim/2)")
-    g.add_argument("--cache-dir", help="teacher-vector cache (default OUT/teacher-cache)")
+    g.add_argument(
+        "--cache-dir",
+        help="teacher-vector cache (default: sentence-vectors/ in the download cache, shared "
+        "with train-nli --frozen and xprobe xnli)",
+    )
+    g.add_argument(
+        "--min-coverage",
+        type=float,
+        help="refuse a student that reads less than this share of the target tokens (0.5)",
+    )
     p.add_argument("--device", default="auto", help="auto, cpu or cuda[:N] (default auto)")
     p.add_argument(
         "--threads",
@@ -125,9 +155,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 _FLAG_FIELDS = (
-    "teacher", "vectors", "teacher_vectors", "xnli_dev", "xnli_dev_en", "xnli_language",
-    "source_lang", "target_lang", "out", "lam", "epochs", "patience", "batch_size", "lr", "seed",
-    "heldout", "max_pairs", "min_length", "max_length", "max_ratio", "keep_vocab", "max_xnli",
+    "teacher", "student", "vectors", "teacher_vectors", "xnli_dev", "xnli_dev_en",
+    "xnli_language", "source_lang", "target_lang", "out", "lam", "epochs", "patience",
+    "batch_size", "lr", "seed", "heldout", "max_pairs", "min_length", "max_length", "max_ratio",
+    "keep_vocab", "max_xnli", "min_coverage", "pooling", "nli_head", "eval_every",
+    "max_seq_length", "cache_dir", "lowercase", "max_steps", "length_batches",
 )  # fmt: skip
 
 
@@ -181,62 +213,35 @@ def _map_words_first(recipe, data_dir: str | None, out: str, max_vocab: int) -> 
     write_json(str(Path(out).with_suffix(".json")), result.report)
 
 
+def _missing(fields: dict[str, Any]) -> list[str]:
+    """The flags a run still needs: X-Probe's own form also needs --vectors and --xnli-dev."""
+    need = ["teacher", "out", "target_lang"]
+    if not fields.get("student"):
+        need += ["vectors", "xnli_dev"]
+    missing = [f"--{n.replace('_', '-')}" for n in need if n not in fields]
+    if not ("parallel_src" in fields or "parallel_tsv" in fields):
+        missing.append("--parallel")
+    return missing
+
+
+def _out_name(fields: dict[str, Any]) -> str:
+    """Recipes write models/de-{arch}: one output per teacher architecture (or student)."""
+    if fields.get("student"):
+        return fields["out"].replace("{arch}", fields["student"].rpartition("/")[2])
+    from xprobe.encoders.checkpoint import read_config
+
+    arch = read_config(fields["teacher"])["encoder"]["arch"]
+    return fields["out"].replace("{arch}", arch)
+
+
 def build_config(args: argparse.Namespace):
-    """The MapConfig of the recipe overridden by the flags given."""
+    """The MapConfig of the recipe overridden by the flags given (one for every form)."""
     from xprobe.errors import XProbeError
-    from xprobe.mapping.sentences import MapConfig
+    from xprobe.mapping.config import MapConfig
 
     fields = _from_recipe(args)
     recipe, max_vocab = fields.pop("recipe", None), fields.pop("max_vocab", 200000)
-    for name in ("student", "pooling", "projection", "nli_head"):  # distillation only
-        fields.pop(name, None)
     for name in _FLAG_FIELDS:
-        if getattr(args, name, None) is not None:
-            fields[name] = getattr(args, name)
-    if args.parallel or args.parallel_tsv:
-        fields.pop("parallel_src", None), fields.pop("parallel_tgt", None)
-        fields.pop("parallel_tsv", None)
-        if args.parallel:
-            fields["parallel_src"], fields["parallel_tgt"] = args.parallel
-        else:
-            fields["parallel_tsv"] = args.parallel_tsv
-    missing = [
-        n for n in ("teacher", "vectors", "out", "target_lang", "xnli_dev") if n not in fields
-    ]
-    if missing or not ("parallel_src" in fields or "parallel_tsv" in fields):
-        need = [f"--{n.replace('_', '-')}" for n in missing]
-        need += [] if ("parallel_src" in fields or "parallel_tsv" in fields) else ["--parallel"]
-        raise XProbeError(f"map needs {', '.join(need)} (from flags or a recipe: --pair en-xx)")
-    if recipe is not None and not Path(fields["vectors"]).exists():
-        _map_words_first(recipe, args.data_dir, fields["vectors"], max_vocab)
-    if "{arch}" in fields["out"]:  # recipes write models/de-{arch}: one output per teacher
-        from xprobe.encoders.checkpoint import read_config
-
-        arch = read_config(fields["teacher"])["encoder"]["arch"]
-        fields["out"] = fields["out"].replace("{arch}", arch)
-    fields["device"], fields["resume"], fields["threads"] = args.device, args.resume, args.threads
-    if recipe is not None:
-        fields["extra"] = {"recipe": recipe.path}
-    return MapConfig(**fields)
-
-
-_DISTIL_FLAGS = (
-    "teacher", "student", "vectors", "xnli_dev", "xnli_dev_en", "xnli_language", "source_lang",
-    "target_lang", "out", "lam", "epochs", "patience", "batch_size", "lr", "seed", "heldout",
-    "max_pairs", "min_length", "max_length", "max_ratio", "keep_vocab", "max_xnli", "pooling",
-    "nli_head", "eval_every", "max_seq_length", "cache_dir",
-)  # fmt: skip
-
-
-def build_distil_config(args: argparse.Namespace):
-    """The DistilConfig of the recipe overridden by the flags given (``--student`` runs)."""
-    from xprobe.errors import XProbeError
-    from xprobe.mapping.distil import DistilConfig
-
-    fields = _from_recipe(args)
-    for name in ("recipe", "max_vocab", "teacher_vectors"):
-        fields.pop(name, None)
-    for name in _DISTIL_FLAGS:
         if getattr(args, name, None) is not None:
             fields[name] = getattr(args, name)
     if args.parallel or args.parallel_tsv:
@@ -246,56 +251,41 @@ def build_distil_config(args: argparse.Namespace):
             fields["parallel_src"], fields["parallel_tgt"] = args.parallel
         else:
             fields["parallel_tsv"] = args.parallel_tsv
-    missing = [f"--{n.replace('_', '-')}" for n in ("teacher", "out", "target_lang")
-               if n not in fields]  # fmt: skip
-    if not ("parallel_src" in fields or "parallel_tsv" in fields):
-        missing.append("--parallel")
+    missing = _missing(fields)
     if missing:
-        raise XProbeError(f"map --student needs {', '.join(missing)}")
-    if args.teacher_vectors:
-        raise XProbeError("--teacher-vectors belongs to a train-nli teacher without --student")
+        form = "map --student" if fields.get("student") else "map"
+        raise XProbeError(
+            f"{form} needs {', '.join(missing)} (from flags or a recipe: --pair en-xx)"
+        )
+    wants_vectors = not str(fields.get("student") or "").startswith(("hf:", "st:"))
+    vec = fields.get("vectors")
+    if recipe is not None and wants_vectors and vec and not Path(vec).exists():
+        _map_words_first(recipe, args.data_dir, fields["vectors"], max_vocab)
+    if "{arch}" in fields["out"]:
+        fields["out"] = _out_name(fields)
     if args.hidden is not None:
         fields["sizes"] = {"hidden": args.hidden}
     fields.update(device=args.device, resume=args.resume, threads=args.threads)
     fields["projection"] = bool(args.projection or fields.get("projection"))
-    if "{arch}" in fields["out"]:
-        fields["out"] = fields["out"].replace("{arch}", fields["student"].rpartition("/")[2])
-    return DistilConfig(**fields)
-
-
-def _run_distil(args: argparse.Namespace) -> int:
-    from xprobe.mapping.distil import distil
-
-    cfg = build_distil_config(args)
-    summary = distil(cfg)
-    best = summary["best"]
-    line = (
-        f"best at step {best['step']}: held-out MSE {best['heldout_mse']:.5f}, "
-        f"retrieval xx->en {best['retrieval_xx_en']:.3f} en->xx {best['retrieval_en_xx']:.3f}"
-    )
-    if "xnli_acc" in best:
-        line += f", XNLI {cfg.target_lang} dev acc {best['xnli_acc']:.4f}"
-    if "teacher_xnli_en_acc" in summary:
-        line += f"; teacher XNLI en acc {summary['teacher_xnli_en_acc']:.4f}"
-    print(f"{line}; {summary['speed']['steps_per_s']} steps/s; wrote {cfg.out}")
-    return 0
+    if recipe is not None:
+        fields["extra"] = {"recipe": recipe.path}
+    return MapConfig(**fields)
 
 
 def run(args: argparse.Namespace) -> int:
-    from xprobe.mapping.sentences import map_encoder
+    from xprobe.mapping.trainer import map_encoder
 
-    if args.student or _from_recipe(args).get("student"):
-        return _run_distil(args)
     cfg = build_config(args)
     summary = map_encoder(cfg)
     best = summary["best"]
-    line = (
-        f"best epoch {summary['best_epoch']}: "
-        f"XNLI {cfg.target_lang} dev acc {best['xnli_acc']:.4f}, "
-        f"held-out MSE {best['heldout_mse']:.4f}, retrieval xx->en {best['retrieval_xx_en']:.3f} "
+    line = f"best at epoch {best['epoch']} (step {best['step']}): "
+    if "xnli_acc" in best:
+        line += f"XNLI {cfg.target_lang} dev acc {best['xnli_acc']:.4f}, "
+    line += (
+        f"held-out MSE {best['heldout_mse']:.5f}, retrieval xx->en {best['retrieval_xx_en']:.3f} "
         f"en->xx {best['retrieval_en_xx']:.3f}"
     )
     if "teacher_xnli_en_acc" in summary:
         line += f"; teacher XNLI en acc {summary['teacher_xnli_en_acc']:.4f}"
-    print(line + f"; wrote {cfg.out}")
+    print(f"{line}; {summary['speed']['steps_per_s']} steps/s; wrote {cfg.out}")
     return 0

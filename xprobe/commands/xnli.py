@@ -44,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from xprobe.mapping.xnli_eval import XNLIEval, evaluate_xnli, write_xnli_record
+    from xprobe.mapping.xnli import XNLIEval, evaluate_xnli, write_xnli_record
 
     if args.threads:
         import torch

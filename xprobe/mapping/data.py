@@ -1,24 +1,29 @@
-"""Data preparation for sentence mapping: corpus, XNLI, vocabularies and cached teacher vectors.
+"""The one data reader of ``xprobe map``: parallel text, the teacher's cached vectors, XNLI dev.
 
-Sentences are turned into integer rows of the student's vector table once; the teacher's vectors
-of the English side are computed once per (teacher, corpus) and cached on disk as a ``.npy``
-memory map (written to a temp file and renamed, so a crash never leaves a half cache).
+* The parallel corpus is read, Moses-tokenised, filtered, deduplicated and split once
+  (:func:`load_corpus`, :mod:`xprobe.mapping.parallel`).
+* The frozen teacher (:func:`load_teacher`: any encoder spec; a ``train-nli`` directory can be
+  given its full English ``.vec`` so it knows the corpus words) encodes the English side once,
+  through the sentence-vector cache (:func:`xprobe.nli.vectors.cached_vectors`, the shared cache
+  of ``train-nli --frozen`` and ``xprobe xnli``): a resumed run, a second run, a second student
+  or another lambda never encodes the corpus again. Training touches only the student.
+* The student's inputs are prepared once (ids into mapped vectors, or detokenised text).
+* Teacher and student must be able to meet: :func:`check_coverage` stops a run whose student
+  cannot read most of the target text (mapped vectors of another language, a tokenizer that maps
+  most target words to unknown) with one line, before any training.
 
 Example::
 
-    teacher = teacher_for("models/en-bilstm-max", "cpu")
-    data = load_map_data(cfg, teacher)     # cfg: xprobe.mapping.sentences.MapConfig
-    data.teacher_train.shape               # (n_train, teacher.dim)
+    corpus, files = load_corpus(cfg)
+    teacher = load_teacher(cfg, english_vocab(corpus), "cpu")
+    data = prepare_data(cfg, corpus, files, teacher, student, xnli=None)
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,10 +33,19 @@ from xprobe.errors import XProbeError
 from xprobe.nli.data import padded_batch
 
 if TYPE_CHECKING:
-    from xprobe.encoders.neural import NeuralEncoder
     from xprobe.mapping.config import MapConfig
 
-__all__ = ["MapData", "encode_ids", "load_map_data", "teacher_for", "to_ids"]
+__all__ = [
+    "MapData",
+    "check_coverage",
+    "encode_ids",
+    "english_vocab",
+    "load_corpus",
+    "load_teacher",
+    "prepare_data",
+    "student_vectors",
+    "to_ids",
+]
 
 log = logging.getLogger(__name__)
 
@@ -40,18 +54,12 @@ Ids = list[np.ndarray]
 
 @dataclass
 class MapData:
-    """Everything a mapping run trains and evaluates on (student ids index ``vectors``)."""
+    """Student inputs and teacher targets for training and held-out evaluation."""
 
-    vectors: WordVectors
-    train_tgt: Ids
-    held_tgt: Ids
+    train_items: list
+    held_items: list
     teacher_train: np.ndarray
     teacher_held: np.ndarray
-    xnli_premises: Ids
-    xnli_hypotheses: Ids
-    xnli_labels: np.ndarray
-    xnli_en: tuple[Ids, Ids, np.ndarray] | None = None  # ids into xnli_en_vectors
-    xnli_en_vectors: np.ndarray | None = None
     info: dict[str, Any] = field(default_factory=dict)
 
 
@@ -86,22 +94,56 @@ def encode_ids(module, table, seqs: Ids, batch_size: int = 256) -> np.ndarray:
     return result if result is not None else np.zeros((0, 0), dtype=np.float32)
 
 
-def teacher_for(path: str, device: str) -> NeuralEncoder:
-    """Load the frozen teacher encoder (eval mode, no gradients)."""
-    from xprobe.encoders.checkpoint import load_encoder
+def load_corpus(cfg: MapConfig):  # -> (ParallelCorpus, list[str])
+    """Read, tokenise, filter, deduplicate and split the parallel corpus of ``cfg``."""
+    from xprobe.mapping.parallel import ParallelFilter, ParallelSource, load_parallel
 
-    teacher = load_encoder(path, device=device)
-    teacher.module.eval()
-    for p in teacher.module.parameters():
-        p.requires_grad_(False)
+    source = ParallelSource(
+        cfg.source_lang, cfg.target_lang, cfg.parallel_src, cfg.parallel_tgt, cfg.parallel_tsv
+    )
+    flt = ParallelFilter(cfg.min_length, cfg.max_length, cfg.max_ratio, cfg.max_pairs)
+    corpus = load_parallel(source, flt, heldout=cfg.heldout, seed=cfg.seed)
+    if len(corpus.train) < 2:
+        raise XProbeError(f"{source.files}: fewer than 2 training pairs after filtering")
+    return corpus, source.files
+
+
+def english_vocab(corpus) -> set[str]:
+    return {t for s, _ in corpus.train + corpus.heldout for t in s}
+
+
+def load_teacher(cfg: MapConfig, vocab: set[str], device: str, xnli_en=None):
+    """The frozen teacher ``cfg.teacher`` names (encode only: nothing ever trains it).
+
+    With ``cfg.teacher_vectors`` a ``train-nli`` teacher also gets the vectors of ``vocab`` (and
+    of the English XNLI tokens) from its own full ``.vec`` file.
+    """
+    from xprobe.nli.head import load_frozen_encoder
+
+    teacher = load_frozen_encoder(cfg.teacher, vocab, device, cfg.source_lang)
+    for name in ("module", "model"):  # a torch-backed teacher: make frozen explicit
+        module = getattr(teacher, name, None)
+        if module is not None and hasattr(module, "parameters"):
+            module.eval()
+            for p in module.parameters():
+                p.requires_grad_(False)
+    if cfg.teacher_vectors:
+        if not hasattr(teacher, "vectors") or not hasattr(teacher, "module"):
+            raise XProbeError(
+                f"--teacher-vectors {cfg.teacher_vectors}: teacher {cfg.teacher} is not a "
+                "train-nli directory over word vectors"
+            )
+        words = vocab | {t for x in (xnli_en or ((), ()))[:2] for s in x for t in s}
+        _extend_teacher(teacher, cfg.teacher_vectors, words)
     return teacher
 
 
-def _extend_teacher(teacher: NeuralEncoder, full_vectors: str, vocab: set[str]) -> None:
+def _extend_teacher(teacher, full_vectors: str, vocab: set[str]) -> None:
     """Give the teacher the vectors of ``vocab`` from its own full ``.vec`` file.
 
     The file must hold the teacher's own words with the same values (checked), i.e. be the file
-    ``train-nli`` read; the teacher's id (and so the cache key) stays that of its checkpoint.
+    ``train-nli`` read; the teacher's id stays that of its checkpoint (the cache key adds the
+    file's fingerprint).
     """
     have = teacher.vectors
     full = load_vectors(full_vectors, vocab=vocab | set(have.words), lowercase=have.lowercase)
@@ -120,8 +162,10 @@ def _extend_teacher(teacher: NeuralEncoder, full_vectors: str, vocab: set[str]) 
     teacher.vectors = WordVectors(words, matrix, have.lowercase, have.source, have.fingerprint)
 
 
-def _student_vectors(cfg: MapConfig, needed: set[str], lowercase: bool) -> WordVectors:
+def student_vectors(cfg: MapConfig, needed: set[str], lowercase: bool) -> WordVectors:
     """Mapped vectors of ``needed`` plus the ``keep_vocab`` most frequent mapped words."""
+    if not cfg.vectors:
+        raise XProbeError("an architecture student needs --vectors (mapped target word vectors)")
     wanted = load_vectors(cfg.vectors, vocab=needed, lowercase=lowercase)
     if not cfg.keep_vocab:
         return wanted
@@ -133,109 +177,53 @@ def _student_vectors(cfg: MapConfig, needed: set[str], lowercase: bool) -> WordV
     return WordVectors(words, matrix, lowercase, cfg.vectors, fp)
 
 
-def _cached_teacher(teacher: NeuralEncoder, sentences, key: str, cache_dir: Path) -> np.ndarray:
-    """Teacher vectors of ``sentences``, from ``cache_dir/key.npy`` or computed and cached."""
-    from numpy.lib.format import open_memmap
-    from tqdm import tqdm
-
-    path = cache_dir / f"{key}.npy"
-    if path.is_file():
-        cached = np.load(path, mmap_mode="r")
-        if cached.shape == (len(sentences), teacher.dim):
-            log.info("teacher vectors from cache %s", path)
-            return cached
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = cache_dir / f".{key}.tmp.npy"
-    try:
-        arr = open_memmap(tmp, mode="w+", dtype=np.float32, shape=(len(sentences), teacher.dim))
-        chunk = 4096
-        for start in tqdm(range(0, len(sentences), chunk), desc="teacher vectors", disable=None):
-            arr[start : start + chunk] = teacher.encode(sentences[start : start + chunk])
-        arr.flush()
-        del arr
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    return np.load(path, mmap_mode="r")
-
-
-def _tokenized_xnli(path: str, language: str | None, lang: str, limit: int | None):
-    from xprobe.mapping.parallel import moses_code, tokenize
-    from xprobe.mapping.xnli import read_xnli
-    from xprobe.nli.data import NLI_LABELS
-
-    code = moses_code(lang)
-    examples = read_xnli(path, language=language, limit=limit).examples
-    prem = [tokenize(e.premise, code) for e in examples]
-    hyp = [tokenize(e.hypothesis, code) for e in examples]
-    labels = np.array([NLI_LABELS.index(e.label) for e in examples], dtype=np.int64)
-    return prem, hyp, labels
-
-
-def _coverage(ids: Ids, sentences) -> float:
-    total = sum(len(s) for s in sentences)
-    return sum(len(i) for i in ids) / max(1, total)
-
-
-def load_map_data(cfg: MapConfig, teacher: NeuralEncoder) -> MapData:
-    """Read and tokenise the corpus and XNLI, build the vocabularies, get the teacher vectors."""
-    from xprobe.mapping.parallel import ParallelFilter, ParallelSource, load_parallel
-
-    source = ParallelSource(
-        cfg.source_lang, cfg.target_lang, cfg.parallel_src, cfg.parallel_tgt, cfg.parallel_tsv
-    )
-    flt = ParallelFilter(cfg.min_length, cfg.max_length, cfg.max_ratio, cfg.max_pairs)
-    corpus = load_parallel(source, flt, heldout=cfg.heldout, seed=cfg.seed)
-    lang = cfg.xnli_language or cfg.target_lang
-    prem, hyp, labels = _tokenized_xnli(cfg.xnli_dev, lang, cfg.target_lang, cfg.max_xnli)
-    en = None
-    if cfg.xnli_dev_en:
-        en = _tokenized_xnli(cfg.xnli_dev_en, cfg.source_lang, cfg.source_lang, cfg.max_xnli)
-    pairs = corpus.train + corpus.heldout
-    if cfg.teacher_vectors:
-        vocab = {t for s, _ in pairs for t in s} | {
-            t for x in (en or ((), ()))[:2] for s in x for t in s
-        }
-        _extend_teacher(teacher, cfg.teacher_vectors, vocab)
-    needed = {t for _, s in pairs for t in s} | {t for s in prem + hyp for t in s}
-    vectors = _student_vectors(cfg, needed, teacher.vectors.lowercase)
-    tgt_ids = to_ids([t for _, t in pairs], vectors)
+def teacher_cache_id(cfg: MapConfig, teacher) -> str:
+    """The cache key of the teacher's vectors: its id, plus the fingerprint of the full English
+    ``.vec`` it was given (an extended teacher encodes more words than its checkpoint)."""
     ext = file_fingerprint(cfg.teacher_vectors)[:8] if cfg.teacher_vectors else "own"
-    key = f"{teacher.id}-{ext}-{corpus.hash}"
-    teacher_all = _cached_teacher(
-        teacher, [s for s, _ in pairs], key, Path(cfg.out) / "teacher-cache"
-    )
+    return f"{teacher.id}-{ext}"
+
+
+def check_coverage(cfg: MapConfig, student, target: list[list[str]]) -> float:
+    """The share of target tokens the student can read; one clear error line below
+    ``cfg.min_coverage`` (checked on the first 2,000 target sentences, before training)."""
+    sample = target[:2000]
+    share, what = student.coverage(sample)
+    if share < cfg.min_coverage:
+        raise XProbeError(
+            f"student {cfg.student or 'of ' + str(cfg.vectors)} cannot read the "
+            f"{cfg.target_lang} side of {cfg.parallel_tsv or cfg.parallel_tgt}: {what} "
+            f"{share:.0%} of its tokens (need >= {cfg.min_coverage:.0%}); is it the "
+            f"{cfg.target_lang} student? (--min-coverage lowers the bar)"
+        )
+    return share
+
+
+def prepare_data(cfg: MapConfig, corpus, files: list[str], teacher, student) -> MapData:
+    """Teacher vectors (cached) and student inputs of the corpus."""
+    from xprobe.nli.vectors import cached_vectors, vector_cache_dir
+
+    pairs = corpus.train + corpus.heldout
+    target = [list(t) for _, t in pairs]
+    coverage = check_coverage(cfg, student, target)
+    cache = vector_cache_dir(cfg.cache_dir)
+    english = [list(s) for s, _ in pairs]
+    vecs = cached_vectors(
+        teacher, english, cache, desc="teacher vectors", chunk=4096,
+        encoder_id=teacher_cache_id(cfg, teacher),
+    )  # fmt: skip
+    items = student.prepare(target)
     n = len(corpus.train)
-    data = MapData(
-        vectors,
-        tgt_ids[:n],
-        tgt_ids[n:],
-        teacher_all[:n],
-        teacher_all[n:],
-        to_ids(prem, vectors),
-        to_ids(hyp, vectors),
-        labels,
-    )
-    if en is not None:
-        data.xnli_en = (to_ids(en[0], teacher.vectors), to_ids(en[1], teacher.vectors), en[2])
-        data.xnli_en_vectors = teacher.vectors.matrix
-    en_ids = to_ids([s for s, _ in pairs[:2000]], teacher.vectors)
+    data = MapData(items[:n], items[n:], vecs[:n], np.asarray(vecs[n:], dtype=np.float32))
     data.info = {
         "corpus": {
-            "files": source.files,
+            "files": files,
             "hash": corpus.hash,
             "train": n,
             "heldout": len(corpus.heldout),
             "stats": vars(corpus.stats),
         },
-        "xnli_dev": {"file": cfg.xnli_dev, "pairs": len(labels)},
-        "student_vocab": len(vectors),
-        "target_token_coverage": round(_coverage(tgt_ids, [t for _, t in pairs]), 4),
-        "xnli_token_coverage": round(_coverage(data.xnli_premises, prem), 4),
-        "english_token_coverage_first_2000": round(
-            _coverage(en_ids, [s for s, _ in pairs[:2000]]), 4
-        ),
+        "target_token_coverage": round(coverage, 4),
     }
     log.info("mapping data: %s", data.info)
     return data

@@ -1,18 +1,23 @@
 """Students for distillation from a frozen teacher: what ``xprobe map --student`` trains.
 
 Two kinds, behind one small interface (``prepare`` sentences once, ``forward`` a batch with
-gradients, ``encode`` without, ``parameters``, ``modules`` for the resumable state, ``save``):
+gradients, ``encode`` without, ``parameters``, ``modules`` for the resumable state, ``save``,
+``coverage`` of target text for the check before training); :func:`build_student` makes the one a
+:class:`~xprobe.mapping.config.MapConfig` names:
 
-* :class:`TransformerStudent` (``--student hf:PATH``): a transformers encoder initialised from a
+* :class:`TransformerStudent` (``--student hf:PATH``, or ``st:PATH`` for a whole
+  sentence-transformers pipeline with its own pooling and normalisation): a transformers encoder
+  initialised from a
   local directory (for example the English teacher itself: its WordPiece vocabulary covers
   Latin-script languages), with its own pooling (``mean``, ``cls``, ``max``) and, with
   ``projection``, a linear layer to the teacher's dimension. Moses tokens are detokenised per
   language (sacremoses) before its subword tokenizer sees them. It is saved as a
   sentence-transformers directory (transformer weights and tokenizer at the top, pooling and
   projection as modules): probe it as ``st:OUT``, or layer by layer as ``hf:OUT``.
-* :class:`VectorStudent` (``--student ARCH``): one of X-Probe's six architectures over mapped,
-  frozen word vectors (``--vectors``), sized to give the teacher's dimension; saved as an
-  xprobe encoder directory (``--encoder OUT``).
+* :class:`VectorStudent` (``--student ARCH``, or no ``--student``: X-Probe's own setting, the
+  teacher's architecture and sizes): one of X-Probe's six architectures over mapped, frozen word
+  vectors (``--vectors``), sized to give the teacher's dimension; saved as an xprobe encoder
+  directory (``--encoder OUT``).
 
 Every student directory names its teacher: ``teacher`` (the spec given) and ``teacher_id``, in
 ``xprobe_student.json`` (transformer students) or under ``extra`` in ``config.json`` (vector
@@ -45,6 +50,7 @@ __all__ = [
     "STUDENT_META",
     "TransformerStudent",
     "VectorStudent",
+    "build_student",
     "dimension_error",
     "teacher_of",
 ]
@@ -97,10 +103,15 @@ class TransformerStudent:
         max_seq_length: int = 128,
         teacher: str = "the teacher",
     ) -> TransformerStudent:
-        """The student ``hf:PATH`` initialised from a local transformers directory."""
+        """The student ``hf:PATH`` initialised from a local transformers directory (``pooling``
+        on top), or ``st:PATH``: a whole sentence-transformers pipeline (its own pooling and
+        normalisation: a copy of an ``st:`` teacher starts as exactly the teacher)."""
         from sentence_transformers import SentenceTransformer
 
         path = Path(spec.partition(":")[2])
+        if spec.startswith("st:"):
+            return cls._load_st(spec, path, lang, out_dim, projection, device, max_seq_length,
+                                teacher)  # fmt: skip
         if not (path / "config.json").is_file():
             raise XProbeError(f"--student {spec}: {path} is not a transformers model directory")
         if pooling not in POOLINGS:
@@ -119,6 +130,29 @@ class TransformerStudent:
 
             layers.append(mods.Dense(dim, out_dim, activation_function=torch.nn.Identity()))
         model = SentenceTransformer(modules=layers, device=device)
+        return cls(model, lang, spec, device)
+
+    @classmethod
+    def _load_st(cls, spec, path: Path, lang, out_dim, projection, device, max_seq_length,
+                 teacher) -> TransformerStudent:  # fmt: skip
+        from sentence_transformers import SentenceTransformer
+
+        if not (path / "modules.json").is_file():
+            raise XProbeError(f"--student {spec}: {path} is not a sentence-transformers directory")
+        try:
+            model = SentenceTransformer(str(path), device=device)
+        except (OSError, ValueError) as e:
+            raise XProbeError(f"--student {spec}: cannot load ({e})") from None
+        model.max_seq_length = max_seq_length
+        get_dim = getattr(model, "get_embedding_dimension", None)  # renamed in ST 5+
+        dim = int((get_dim or model.get_sentence_embedding_dimension)() or 0)
+        if dim != out_dim and not projection:
+            raise dimension_error(spec, dim, teacher, out_dim)
+        if dim != out_dim:
+            import torch
+
+            dense = _st_modules().Dense(dim, out_dim, activation_function=torch.nn.Identity())
+            model.append(dense.to(device))
         return cls(model, lang, spec, device)
 
     @property
@@ -144,6 +178,15 @@ class TransformerStudent:
 
     def parameters(self):
         return self.model.parameters()
+
+    def coverage(self, sentences: Sequence[Sequence[str]]) -> tuple[float, str]:
+        """Share of the subword tokens of ``sentences`` that are not the unknown token."""
+        tok = self.model.tokenizer
+        unk = getattr(tok, "unk_token_id", None)
+        ids = tok(self.prepare(sentences), add_special_tokens=False)["input_ids"]
+        total = sum(len(i) for i in ids)
+        known = sum(1 for row in ids for i in row if i != unk)
+        return known / max(1, total), "its tokenizer maps to a known subword"
 
     def modules(self) -> dict[str, Any]:
         return {"student": self.model}
@@ -171,7 +214,7 @@ class TransformerStudent:
             self.model.train(was)
         return out if out is not None else np.zeros((0, 0), dtype=np.float32)
 
-    def save(self, out: Path, meta: dict[str, Any]) -> None:
+    def save(self, out: Path, meta: dict[str, Any], files: dict[str, str] | None = None) -> None:
         """A sentence-transformers directory plus ``xprobe_student.json`` (written last)."""
         self.model.save(str(out), create_model_card=False)
         _follow_umask(out)
@@ -245,6 +288,12 @@ class VectorStudent:
     def parameters(self):
         return self.encoder.module.parameters()
 
+    def coverage(self, sentences: Sequence[Sequence[str]]) -> tuple[float, str]:
+        """Share of the tokens of ``sentences`` that have a mapped vector."""
+        ids = self.prepare(sentences)
+        total = sum(len(s) for s in sentences)
+        return sum(len(i) for i in ids) / max(1, total), "it has mapped vectors for"
+
     def modules(self) -> dict[str, Any]:
         return {"student": self.encoder.module}
 
@@ -256,11 +305,56 @@ class VectorStudent:
 
         return encode_ids(self.encoder.module, self.table, items)
 
-    def save(self, out: Path, meta: dict[str, Any]) -> None:
+    def save(self, out: Path, meta: dict[str, Any], files: dict[str, str] | None = None) -> None:
+        """An xprobe encoder directory; ``files`` (e.g. the copied NLI classifier) are checked
+        by its manifest."""
         from xprobe.encoders.checkpoint import save_encoder
 
         self.encoder.reset_id()
-        save_encoder(out, self.encoder, extra=meta)
+        save_encoder(out, self.encoder, extra=meta, files=files)
+
+
+def build_student(cfg, teacher, target_words: set[str], device: str):
+    """The student ``cfg`` names, seeded, giving the teacher's ``dim``-d vectors."""
+    import torch
+
+    from xprobe.encoders.neural import ARCHITECTURES
+    from xprobe.files import derive_seed
+    from xprobe.mapping.data import student_vectors
+
+    out_dim = int(teacher.dim)
+    if cfg.student is None:  # X-Probe: the teacher's architecture and sizes
+        config = getattr(teacher, "config", None)
+        if not isinstance(config, dict) or "arch" not in config:
+            raise XProbeError(
+                f"teacher {cfg.teacher} is not a train-nli directory: name a student "
+                f"(--student hf:PATH or one of {', '.join(ARCHITECTURES)})"
+            )
+        vectors = student_vectors(cfg, target_words, teacher.vectors.lowercase)
+        sizes = {k: v for k, v in config.items() if k not in ("arch", "word_dim", "init_seed")}
+        return VectorStudent.load(config["arch"], vectors, out_dim, cfg.seed, device, sizes,
+                                  teacher=cfg.teacher)  # fmt: skip
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(derive_seed(cfg.seed, "distil-student-init") % (2**63))
+        if cfg.transformer_student:
+            if cfg.vectors:
+                raise XProbeError("--vectors belongs to an architecture student, not hf:/st:")
+            return TransformerStudent.load(
+                cfg.student, cfg.target_lang, cfg.pooling, out_dim, cfg.projection, device,
+                cfg.max_seq_length, teacher=cfg.teacher,
+            )  # fmt: skip
+        if cfg.student in ARCHITECTURES:
+            own = getattr(teacher, "vectors", None)
+            lower = cfg.lowercase if cfg.lowercase is not None else bool(own and own.lowercase)
+            vectors = student_vectors(cfg, target_words, lower)
+            return VectorStudent.load(
+                cfg.student, vectors, out_dim, cfg.seed, device, cfg.sizes, teacher=cfg.teacher
+            )
+    raise XProbeError(
+        f"--student {cfg.student!r}: expected hf:PATH (a transformers directory), st:PATH (a "
+        "sentence-transformers directory) or one of "
+        f"{', '.join(ARCHITECTURES)}"
+    )
 
 
 def teacher_of(path: str | os.PathLike[str]) -> dict[str, Any] | None:

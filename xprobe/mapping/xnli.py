@@ -1,34 +1,63 @@
-"""XNLI readers: the official XNLI 1.0 files and plain ``premise<TAB>hypothesis<TAB>label`` files.
+"""XNLI in one place: the readers, the stopping rule of ``xprobe map``, and test accuracy.
 
+Readers: the official XNLI 1.0 files and plain ``premise<TAB>hypothesis<TAB>label`` files.
 Official ``xnli.dev.tsv`` / ``xnli.test.tsv`` start with a header naming their columns
 (``language``, ``gold_label``, ``sentence1``, ``sentence2``, ...); all 15 languages are in one
 file, so pass ``language`` to keep one. The plain layout (e.g. the XTREME export,
 ``dev-de.tsv``) has no header and one language per file. Labels are ``entailment``,
 ``neutral``, ``contradiction``; rows with another gold label (``-``) are skipped and counted.
-
 The official files can be read straight from the archive ``xprobe download xnli`` fetches, by
 naming the member after the archive: ``xnli/XNLI-1.0.zip/XNLI-1.0/xnli.dev.tsv``.
+
+The stopper (:class:`XNLIStopper`): an NLI head trained on the teacher's English vectors
+(:func:`xprobe.nli.head.load_head`: ``train-nli --frozen`` or a ``train-nli`` model's own
+classifier) applied to any student's vectors of target-language XNLI dev: the accuracy that stops
+every ``xprobe map`` run, whatever the teacher and student.
+
+Test accuracy (:func:`evaluate_xnli`, ``xprobe xnli``): any encoder with a head, with a
+percentile bootstrap 95% interval over test pairs (``n_boot`` seeded resamples of the per-pair
+correctness); results are one JSON object per (language, encoder, head, data) in a JSON list
+file, replaced on a rerun; ``xprobe report --xnli FILE`` reads that list.
 
 Example::
 
     dev = read_xnli("XNLI-1.0/xnli.dev.tsv", language="de")
     dev.examples[0].premise, dev.examples[0].label
+    rec = evaluate_xnli(XNLIEval(encoder="models/de-student", head="heads/minilm",
+                                 data="xnli/test-de.tsv", lang="de"))
+    rec["accuracy"], rec["ci95"]
 """
 
 from __future__ import annotations
 
 import io
+import json
 import logging
 import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+import numpy as np
+
+from xprobe import __version__
 from xprobe.errors import InputError, XProbeError
-from xprobe.files import open_text
+from xprobe.files import atomic_write, np_rng, open_text, sha256_file
 
-__all__ = ["XNLI_LABELS", "NLIExample", "XNLISet", "read_xnli"]
+__all__ = [
+    "XNLI_LABELS",
+    "NLIExample",
+    "XNLIEval",
+    "XNLISet",
+    "XNLIStopper",
+    "bootstrap_interval",
+    "evaluate_xnli",
+    "load_stopper",
+    "read_xnli",
+    "read_xnli_tokens",
+    "write_xnli_record",
+]
 
 log = logging.getLogger(__name__)
 
@@ -129,3 +158,164 @@ def read_xnli(
         raise XProbeError(f"{path}: no labelled examples{where if cols is not None else ''}")
     log.debug("%s: %d examples, %d skipped", path, len(out), out.skipped)
     return out
+
+
+def read_xnli_tokens(
+    path: str, language: str | None, lang: str, limit: int | None = None
+) -> tuple[list[list[str]], list[list[str]], np.ndarray]:
+    """Moses tokens (in ``lang``) of an XNLI file's premises and hypotheses, and label indices."""
+    from xprobe.mapping.parallel import moses_code, tokenize
+    from xprobe.nli.data import NLI_LABELS
+
+    code = moses_code(lang)
+    examples = read_xnli(path, language=language, limit=limit).examples
+    prem = [list(tokenize(e.premise, code)) for e in examples]
+    hyp = [list(tokenize(e.hypothesis, code)) for e in examples]
+    labels = np.array([NLI_LABELS.index(e.label) for e in examples], dtype=np.int64)
+    return prem, hyp, labels
+
+
+@dataclass
+class XNLIStopper:
+    """XNLI dev accuracy of a student through the teacher's NLI head: the stopping rule."""
+
+    head: Any  # the classifier (torch module)
+    meta: dict[str, Any]
+    premises: list[list[str]]
+    hypotheses: list[list[str]]
+    labels: np.ndarray
+    items: tuple[list, list] | None = None  # the student's prepared inputs
+
+    def prepare(self, student) -> None:
+        self.items = (student.prepare(self.premises), student.prepare(self.hypotheses))
+
+    def accuracy(self, student) -> float:
+        """Share of dev pairs whose head prediction on the student's vectors is the gold label."""
+        import torch
+
+        from xprobe.nli.train import nli_features
+
+        if self.items is None:
+            self.prepare(student)
+        assert self.items is not None
+        device = next(self.head.parameters()).device
+        u = torch.from_numpy(student.encode(self.items[0])).to(device)
+        v = torch.from_numpy(student.encode(self.items[1])).to(device)
+        self.head.eval()
+        with torch.no_grad():
+            pred = self.head(nli_features(u, v)).argmax(dim=1).cpu().numpy()
+        return float((pred == self.labels).mean())
+
+
+def load_stopper(
+    head: str, dev: str, language: str, lang: str, limit: int | None, dim: int, device: str,
+    teacher: str = "the teacher",
+) -> XNLIStopper:  # fmt: skip
+    """The head ``head`` (refused unless it reads ``dim``-d vectors) and the XNLI dev tokens."""
+    from xprobe.nli.head import load_head
+
+    clf, meta = load_head(head, device=device)
+    if int(meta["dim"]) != dim:
+        raise XProbeError(
+            f"{head}: the NLI head reads {meta['dim']}-d vectors, the teacher gives "
+            f"{dim}-d; train it on the teacher (train-nli --frozen {teacher})"
+        )
+    return XNLIStopper(clf, meta, *read_xnli_tokens(dev, language, lang, limit))
+
+
+@dataclass
+class XNLIEval:
+    """One evaluation: an encoder spec, a head directory, an XNLI file and its language."""
+
+    encoder: str
+    head: str
+    data: str
+    lang: str
+    name: str | None = None  # display name (default: from the spec)
+    language: str | None = None  # filter for official multi-language files (default: lang)
+    limit: int | None = None
+    n_boot: int = 1000
+    seed: int = 0
+    device: str = "auto"
+    cache_dir: str | None = None
+
+
+def bootstrap_interval(
+    correct: np.ndarray, n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``correct`` (0/1 per test item)."""
+    c = np.asarray(correct, dtype=np.float64)
+    if len(c) == 0 or n_boot < 1:
+        raise XProbeError("a bootstrap interval needs at least one item and one resample")
+    rng = np_rng(seed, "xnli-bootstrap", len(c))
+    means = np.empty(n_boot)
+    for s in range(0, n_boot, 100):  # 100 resamples at a time bounds memory for large sets
+        k = min(100, n_boot - s)
+        means[s : s + k] = c[rng.integers(0, len(c), size=(k, len(c)))].mean(axis=1)
+    tail = (1.0 - level) / 2 * 100
+    lo, hi = np.percentile(means, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
+def evaluate_xnli(cfg: XNLIEval) -> dict[str, Any]:
+    """Accuracy, bootstrap interval and provenance of ``cfg.encoder`` + ``cfg.head`` on the file."""
+    from xprobe.encoders.neural import resolve_device
+    from xprobe.encoders.spec import default_name
+    from xprobe.nli.head import load_frozen_encoder, load_head, predict
+    from xprobe.nli.vectors import cached_vectors, vector_cache_dir
+
+    device = resolve_device(cfg.device)
+    clf, meta = load_head(cfg.head, device=device)
+    prem, hyp, labels = read_xnli_tokens(cfg.data, cfg.language or cfg.lang, cfg.lang, cfg.limit)
+    vocab = {t for s in prem + hyp for t in s}
+    encoder = load_frozen_encoder(cfg.encoder, vocab, device, cfg.lang)
+    if int(encoder.dim) != int(meta["dim"]):
+        raise XProbeError(
+            f"{cfg.head}: the NLI head reads {meta['dim']}-d vectors, encoder {cfg.encoder} gives "
+            f"{encoder.dim}-d; use a head trained on this encoder's space (or its teacher's)"
+        )
+    cache = vector_cache_dir(cfg.cache_dir)
+    u = np.array(cached_vectors(encoder, prem, cache, desc="xnli premises"), np.float32)
+    v = np.array(cached_vectors(encoder, hyp, cache, desc="xnli hypotheses"), np.float32)
+    correct = predict(clf, u, v) == labels
+    lo, hi = bootstrap_interval(correct, cfg.n_boot, cfg.seed)
+    majority = float(np.bincount(labels, minlength=3).max() / len(labels))
+    return {
+        "encoder": cfg.name or default_name(cfg.encoder),
+        "encoder_spec": cfg.encoder,
+        "encoder_id": encoder.id,
+        "head": str(cfg.head),
+        "head_encoder": meta.get("encoder", ""),
+        "head_encoder_id": meta.get("encoder_id", ""),
+        "language": cfg.lang,
+        "data": str(cfg.data),
+        "data_hash": sha256_file(cfg.data) if Path(cfg.data).is_file() else "",
+        "n": len(labels),
+        "accuracy": float(correct.mean()),
+        "ci95": [lo, hi],
+        "bootstrap": {"resamples": cfg.n_boot, "seed": cfg.seed, "method": "percentile"},
+        "majority_acc": majority,
+        "version": __version__,
+    }
+
+
+def write_xnli_record(path: str | os.PathLike[str], rec: dict[str, Any]) -> None:
+    """Add ``rec`` to the JSON list in ``path`` (atomically), replacing the same measurement."""
+    p = Path(path)
+    items: list[dict[str, Any]] = []
+    if p.is_file():
+        try:
+            items = json.loads(p.read_text("utf-8"))
+            if not isinstance(items, list):
+                raise ValueError("not a JSON list")
+        except (ValueError, UnicodeDecodeError) as e:
+            raise XProbeError(
+                f"{p}: not an xnli results list ({e}); choose another --out"
+            ) from None
+    key = ("language", "encoder", "encoder_id", "head", "data_hash")
+    items = [r for r in items if tuple(r.get(k) for k in key) != tuple(rec[k] for k in key)]
+    items.append(rec)
+    items.sort(key=lambda r: (str(r.get("language")), str(r.get("encoder"))))
+    with atomic_write(p) as f:
+        json.dump(items, f, indent=2, sort_keys=True, ensure_ascii=False)
+        f.write("\n")

@@ -66,31 +66,39 @@ def cached_vectors(
     cache: Path | None,
     desc: str = "encode",
     chunk: int = 1024,
+    encoder_id: str | None = None,
 ) -> np.ndarray:
     """``encoder``'s float32 ``(n, dim)`` vectors of ``sentences``: cached, or encoded and stored.
 
     Each distinct sentence is encoded once (NLI premises come three times). ``cache=None``
-    encodes without storing. Raises :class:`XProbeError` when the encoder returns a wrongly
-    shaped array.
+    encodes without storing. ``encoder_id`` keys the cache instead of ``encoder.id`` (for an
+    encoder changed in memory, e.g. a teacher given more word vectors). Raises
+    :class:`XProbeError` when the encoder returns a wrongly shaped array.
     """
     keys = [tuple(s) for s in sentences]
     first: dict[tuple[str, ...], int] = {}
     where = np.array([first.setdefault(k, len(first)) for k in keys], dtype=np.int64)
     if len(first) < len(keys):
         unique = [list(k) for k in first]
-        vecs = _cached(encoder, unique, cache, desc, chunk)
+        vecs = _cached(encoder, unique, cache, desc, chunk, encoder_id)
         return np.asarray(vecs)[where]
-    return _cached(encoder, sentences, cache, desc, chunk)
+    return _cached(encoder, sentences, cache, desc, chunk, encoder_id)
 
 
 def _cached(
-    encoder: Encoder, sentences: Sequence[Sequence[str]], cache: Path | None, desc: str, chunk: int
+    encoder: Encoder,
+    sentences: Sequence[Sequence[str]],
+    cache: Path | None,
+    desc: str,
+    chunk: int,
+    encoder_id: str | None = None,
 ) -> np.ndarray:
     from numpy.lib.format import open_memmap
     from tqdm import tqdm
 
     n, dim = len(sentences), int(encoder.dim)
-    path = _entry(cache, encoder.id, sentences_digest(sentences)) if cache else None
+    key = encoder_id or encoder.id
+    path = _entry(cache, key, sentences_digest(sentences)) if cache else None
     if path is not None and path.is_file():
         try:
             arr = np.load(path, mmap_mode="r", allow_pickle=False)

@@ -294,7 +294,11 @@ def test_task_without_labels_is_reported(tmp_path, corpus):
     with pytest.raises(XProbeError, match="Empty"):
         run(tmp_path / "a", corpus, [empty, PARITY])
     m = run(tmp_path / "b", corpus, [empty, PARITY], allow_partial=True)
-    assert m["tasks"]["empty"]["partial"] and m["tasks"]["empty"]["lines"] == 0
+    # no candidate at all: not applicable to this corpus, with the reason, and no empty file
+    e = m["tasks"]["empty"]
+    assert e["applicable"] is False and e["decided_by"] == "extract" and e["lines"] == 0
+    assert "no sentence passes the rule of Empty" in e["reason"]
+    assert not (tmp_path / "b" / "empty.txt").exists()
     assert not m["tasks"]["parity"]["partial"]
 
 

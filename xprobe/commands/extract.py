@@ -114,16 +114,17 @@ def _add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--min-tokens",
         type=int,
-        default=5,
+        default=None,
         metavar="N",
-        help="shortest sentence used, in surface tokens (default 5)",
+        help="shortest sentence used, in surface tokens (default: the profile's, else 5; "
+        'a profile with length = "auto" derives it from the corpus, docs/languages.md)',
     )
     parser.add_argument(
         "--max-tokens",
         type=int,
-        default=28,
+        default=None,
         metavar="N",
-        help="longest sentence used, in surface tokens (default 28)",
+        help="longest sentence used, in surface tokens (default: the profile's, else 28)",
     )
     parser.add_argument(
         "--progress",
@@ -184,10 +185,12 @@ def _take_files_from_tasks(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.check is not None:
-        from xprobe.extract.check import check_probing_dir
+        from xprobe.extract.check import check_probing_dir, not_applicable
 
         warnings: list[str] = []
         problems = check_probing_dir(args.check, warnings)
+        for file, reason in not_applicable(args.check).items():
+            print(f"{file}: n/a ({reason})")
         for p in problems:
             print(p)
         for w in warnings:
@@ -224,7 +227,10 @@ def run(args: argparse.Namespace) -> int:
         progress=args.progress,
     )
     manifest = extract(config)
-    partial = [t for t, e in manifest["tasks"].items() if e["partial"]]
+    partial = [t for t, e in manifest["tasks"].items() if e.get("partial")]
+    for t, e in manifest["tasks"].items():
+        if e.get("applicable", True) is False:
+            log.warning("%s: n/a (%s)", t, e["reason"])
     log.info(
         "wrote %d task file(s) to %s%s",
         len(manifest["tasks"]),

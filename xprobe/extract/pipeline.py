@@ -35,15 +35,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xprobe import __version__
 from xprobe.errors import XProbeError
+from xprobe.extract import applicable
 from xprobe.extract.check import check_probing_dir
 from xprobe.extract.leftovers import clean_leftovers
+from xprobe.extract.length import apply_bins, bins_of, check_window, plan_length
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract.select import TaskResult, TaskRun, resolve
 from xprobe.extract.windows import resolve_windows
-from xprobe.extract.write import PROVENANCE_COLUMNS, task_manifest, write_outputs
+from xprobe.extract.write import build_manifest, jsonable, write_outputs
 from xprobe.files import sha256_file
 from xprobe.languages import LanguageProfile, load_profile
 from xprobe.tasks import TASKS, Context, CorpusStats, TaskSpec, get_task, resolve_params
@@ -78,8 +79,8 @@ class ExtractConfig:
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
     on_error: str = "raise"
     provenance: bool = False
-    min_tokens: int = 5
-    max_tokens: int = 28
+    min_tokens: int | None = None  # None: the profile's (xprobe.extract.length), else 5
+    max_tokens: int | None = None  # None: the profile's, else 28
     pool_margin: float = 0.5
     progress: bool | None = None  # None: a bar only on a terminal
 
@@ -102,10 +103,6 @@ def _validate(config: ExtractConfig) -> None:
     if len(config.sizes) != 3 or any(n < 0 for n in config.sizes):
         raise XProbeError(
             f"sizes must be three non-negative numbers (tr,va,te), got {config.sizes}"
-        )
-    if not 1 <= config.min_tokens <= config.max_tokens:
-        raise XProbeError(
-            f"token bounds {config.min_tokens}..{config.max_tokens}: need 1 <= min <= max"
         )
     if config.on_error not in ("raise", "skip"):
         raise XProbeError(f"on_error must be 'raise' or 'skip', not {config.on_error!r}")
@@ -137,13 +134,13 @@ def _task_params(specs: list[TaskSpec], profile: LanguageProfile, config: Extrac
 
 
 def _selection_pass(
-    cache: SentenceCache, names: list[str], runs: list[TaskRun], config: ExtractConfig
+    cache: SentenceCache, names: list[str], runs: list[TaskRun], config: ExtractConfig, lang: str
 ) -> dict[str, int]:
     """Pass 2: offer each sentence that passes the common filters to every task.
 
     The sentences of ``min_tokens``..``max_tokens`` tokens come from the frequency pass's
     cache, already parsed and checked."""
-    h_of = text_hasher(config.seed, runs[0].lang)
+    h_of = text_hasher(config.seed, lang)
     counts = {"in_length_range": cache.count, "whitespace_token": 0, "offered": 0}
     asks = [(run, run.candidate, run.ctx, run.rng, run.salt_rng) for run in runs]
     bar = _progress(config, "extract pass 2/2 (selection)", cache.count)
@@ -174,41 +171,70 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
     """Run both passes and write ``config.out``; returns the manifest.
 
     Raises :class:`XProbeError` when a task cannot be filled (unless ``allow_partial``), naming
-    per split and class what was found and what was needed.
+    per split and class what was found and what was needed. A task that does not apply (the
+    profile says so, or it finds nothing it could write: :mod:`xprobe.extract.applicable`) gets
+    no file and a manifest entry with its reason.
     """
     _validate(config)
     profile = load_profile(config.lang)
     specs = _select_tasks(config.tasks)
-    params = _task_params(specs, profile, config)
+    na = {f: (r, "profile") for f, r in applicable.declared(profile, specs).items()}
+    run_specs = [s for s in specs if s.file not in na]
+    params = _task_params(run_specs, profile, config)
     out = Path(config.out)
     names = ["<stdin>" if p == "-" else p for p in config.inputs]
     clean_leftovers(out)
-    with (
-        spool_stdin(config.inputs, out) as paths,
-        SentenceCache(config.min_tokens, config.max_tokens, out) as cache,
-        _tables_kept_from_gc(),
-    ):
-        read = ReadStats()
-        with _gc_paused():
-            with _progress(config, "extract pass 1/2 (frequencies)") as bar:
-                bigrams = any(s.uses_bigrams for s in specs)
-                stats, read = count_corpus(paths, bigrams, config.on_error, read, bar, names, cache)
-            runs = _prepare_runs(specs, profile, params, stats, config)
-            # the tables and indexes, from now on outside the collector's generations (frozen
-            # before it is back on, or its first collection would walk them all)
-            gc.freeze()
-        counts = _selection_pass(cache, names, runs, config)
-        results = resolve(runs, config.exclusive)
-        results = _top_up(cache, names, results, config)
-        _raise_unfilled(results, config)
-        inputs = [
-            {"path": given, "sha256": sha256_file(p)}
-            for given, p in zip(config.inputs, paths, strict=True)
-        ]
-    manifest = _manifest(config, profile, results, params, read, stats, counts, inputs)
+    with spool_stdin(config.inputs, out) as paths:
+        length = plan_length(
+            profile.length,
+            (profile.min_tokens, profile.max_tokens),
+            (config.min_tokens, config.max_tokens),
+            paths,
+        )
+        check_window(length)
+        apply_bins(params, length, profile.tasks, config.params)
+        with (
+            SentenceCache(length.min_tokens, length.max_tokens, out) as cache,
+            _tables_kept_from_gc(),
+        ):
+            read = ReadStats()
+            with _gc_paused():
+                with _progress(config, "extract pass 1/2 (frequencies)") as bar:
+                    bigrams = any(s.uses_bigrams for s in run_specs)
+                    stats, read = count_corpus(
+                        paths, bigrams, config.on_error, read, bar, names, cache
+                    )
+                runs = _prepare_runs(run_specs, profile, params, stats, config)
+                gc.freeze()  # the tables and indexes, from now on outside the collector's view
+            counts = _selection_pass(cache, names, runs, config, profile.code)
+            results = resolve(runs, config.exclusive)
+            results = _top_up(cache, names, results, config, profile.code)
+            found = applicable.detect(
+                results,
+                (s for _, _, s in cache.sentences(names)),
+                (length.min_tokens, length.max_tokens),
+                cache.count,
+                config.allow_partial,
+            )
+            _raise_not_applicable(found, profile, config)
+            na.update({f: (r, "extract") for f, r in found.items()})
+            results = [r for r in results if r.run.spec.file not in na]
+            _raise_unfilled(results, config)
+            inputs = [
+                {"path": given, "sha256": sha256_file(p)}
+                for given, p in zip(config.inputs, paths, strict=True)
+            ]
+    manifest = build_manifest(config, profile.code, results, params, read, stats, counts, inputs)
+    manifest["common"] = {"min_tokens": length.min_tokens, "max_tokens": length.max_tokens}
+    manifest["length"] = length.manifest(bins_of(params))
+    by_file = {s.file: s for s in specs}
+    for f, (reason, who) in sorted(na.items()):
+        used = jsonable(params[f]) if f in params else None
+        manifest["tasks"][f] = applicable.na_entry(by_file[f], reason, who, used)
     write_outputs(
-        out, results, manifest, list(config.inputs), config.seed, profile.code, config.provenance
-    )
+        out, results, manifest, list(config.inputs), config.seed, profile.code, config.provenance,
+        drop=sorted(na),
+    )  # fmt: skip
     for res in results:
         log.info(
             "%s: %d lines%s",
@@ -279,6 +305,7 @@ def _top_up(
     names: list[str],
     results: list[TaskResult],
     config: ExtractConfig,
+    lang: str,
     rounds: int = 2,
 ) -> list[TaskResult]:
     """Re-run the selection pass for tasks that fell short although their pools overflowed.
@@ -312,7 +339,7 @@ def _top_up(
                 )
             )
         log.info("selection pass again for %s", ", ".join(r.spec.name for r in runs))
-        _selection_pass(cache, names, runs, config)
+        _selection_pass(cache, names, runs, config, lang)
         fresh = {r.index: r for r in runs}
         results = resolve([fresh.get(r.run.index, r.run) for r in results], config.exclusive)
     return results
@@ -332,6 +359,22 @@ def _raise_unfilled(results: list[TaskResult], config: ExtractConfig) -> None:
     )
 
 
+def _raise_not_applicable(
+    found: dict[str, str], profile: LanguageProfile, config: ExtractConfig
+) -> None:
+    """Without ``--allow-partial``, a task found not to apply that the profile did not declare
+    is an error: the profile should say so (or the corpus is not what was meant)."""
+    if not found or config.allow_partial:
+        return
+    lines = " | ".join(f"{f}: {r}" for f, r in sorted(found.items()))
+    first = sorted(found)[0]
+    raise XProbeError(
+        f"task(s) with nothing to write for {profile.path or profile.code}: {lines}. If the "
+        f"language cannot have it, declare it in the profile ([tasks.{first}] applicable = "
+        'false, reason = "...") or use --allow-partial to record it as n/a'
+    )
+
+
 def _exclusive_hint(short: list[TaskResult], config: ExtractConfig) -> str:
     """With exclusivity on: what ``--no-exclusive`` would give back, and what it costs."""
     if not config.exclusive:
@@ -344,45 +387,3 @@ def _exclusive_hint(short: list[TaskResult], config: ExtractConfig) -> str:
         + ": more sentences per task, at the cost of tasks no longer being on disjoint "
         "sentences (X-Probe's rule), so results of two tasks share their data"
     )
-
-
-def _manifest(
-    config: ExtractConfig,
-    profile: LanguageProfile,
-    results: list[TaskResult],
-    params: dict[str, Any],
-    read: ReadStats,
-    stats: CorpusStats,
-    counts: dict[str, int],
-    inputs: list[dict[str, str]],
-) -> dict[str, Any]:
-    tasks = {
-        r.run.spec.file: task_manifest(r, read.sentences, _jsonable(params[r.run.spec.file]))
-        for r in results
-    }
-    return {
-        "xprobe_version": __version__,
-        "language": profile.code,
-        "seed": config.seed,
-        "sizes": {"tr": config.sizes[0], "va": config.sizes[1], "te": config.sizes[2]},
-        "exclusive": config.exclusive,
-        "allow_partial": config.allow_partial,
-        "common": {"min_tokens": config.min_tokens, "max_tokens": config.max_tokens},
-        "inputs": inputs,
-        "reader": {"on_error": config.on_error, **read.as_dict()},
-        "corpus": {
-            "sentences": stats.sentences,
-            "tokens": stats.tokens,
-            "forms": len(stats.forms),
-            "bigrams": len(stats.bigrams),
-            **counts,
-        },
-        "provenance_columns": list(PROVENANCE_COLUMNS) if config.provenance else [],
-        "task_order": [r.run.spec.file for r in sorted(results, key=lambda r: r.rank)],
-        "tasks": tasks,
-    }
-
-
-def _jsonable(params: Any) -> dict[str, Any]:
-    values = dataclasses.asdict(params) if dataclasses.is_dataclass(params) else dict(params)
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}

@@ -1,0 +1,112 @@
+"""Tasks that do not apply to a language, declared by its profile or found by extract.
+
+A profile declares a task not applicable with a reason (``[tasks.past_present] applicable =
+false``, ``reason = "no morphological tense in UD Chinese-GSD"``): extract does not run it.
+Extract also finds one itself: a task that got no candidate at all (the reason is the first
+condition of its rule that no sentence meets, :func:`xprobe.tasks.explain.explain_none`; or no
+sentence passes the length window), one whose candidates all carry one label, and, with
+``--allow-partial``, one that would write no line. Such a task gets no file; its manifest entry
+says ``"applicable": false`` with the ``reason`` and who decided (``"profile"`` or
+``"extract"``), and ``extract --check``, the probe and the report carry it on. Never an empty
+file, a chance-level number or a silently missing column.
+
+Example manifest entry::
+
+    "past_present": {"task": "Tense", "applicable": false, "decided_by": "profile",
+                     "reason": "no morphological tense in UD Chinese-GSD"}
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from xprobe.errors import XProbeError
+from xprobe.extract.plan import FLEX
+from xprobe.extract.select import TaskResult
+from xprobe.languages import LanguageProfile
+from xprobe.tasks import TASKS, TaskSpec
+from xprobe.tasks.explain import explain_none, single_label
+from xprobe.ud import Sentence
+
+__all__ = ["declared", "detect", "na_entry"]
+
+log = logging.getLogger(__name__)
+
+
+def declared(profile: LanguageProfile, specs: Sequence[TaskSpec]) -> dict[str, str]:
+    """``{file: reason}`` for the chosen tasks the profile declares not applicable; a declared
+    name that is no task is an error (a typo would silently run the task)."""
+    files = {s.file for s in TASKS.values()} | {s.file for s in specs}
+    bad = sorted(set(profile.not_applicable) - files)
+    if bad:
+        raise XProbeError(
+            f"{profile.path or profile.code}: [tasks.{bad[0]}] is not a task; valid: "
+            + ", ".join(sorted(files))
+        )
+    chosen = {s.file for s in specs}
+    return {f: r for f, r in profile.not_applicable.items() if f in chosen}
+
+
+def _labels_pooled(res: TaskResult) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for (_, label, _), pool in res.run.pools.items():
+        counts[label] += len(pool.heap)
+    return {lab: counts[lab] for lab in res.run.labels}
+
+
+def detect(
+    results: list[TaskResult],
+    sentences: Iterator[Sentence] | None,
+    window: tuple[int, int],
+    kept: int,
+    allow_partial: bool,
+) -> dict[str, str]:
+    """``{file: reason}`` for the tasks that found nothing they could write.
+
+    ``sentences``: the sentences of the window (read only when some task has no candidate);
+    ``kept``: how many there are."""
+    where = f"the {kept} sentences of {window[0]}..{window[1]} tokens"
+    out: dict[str, str] = {}
+    empty = [r for r in results if r.run.eligible == 0]
+    if empty and kept == 0:
+        for r in empty:
+            out[r.run.spec.file] = f"no sentence of the corpus has {window[0]}..{window[1]} tokens"
+    elif empty and sentences is not None:
+        kept_sentences = list(sentences)
+        for r in empty:
+            out[r.run.spec.file] = explain_none(r.run.spec, r.run.ctx, kept_sentences, where)
+    for r in results:
+        f = r.run.spec.file
+        if f in out:
+            continue
+        if not r.run.flexible and FLEX not in r.run.labels:
+            reason = single_label(r.run.spec, _labels_pooled(r))
+            if reason is not None:
+                out[f] = reason
+                continue
+        if allow_partial and r.partial and sum(map(len, r.picked)) == 0:
+            out[f] = "the corpus is too small: " + "; ".join(r.shortfalls)
+    for f, reason in out.items():
+        log.warning("%s: not applicable to this corpus: %s", f, reason)
+    return out
+
+
+def na_entry(
+    spec: TaskSpec, reason: str, decided_by: str, params: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The manifest entry of a task that does not apply (``params``: those it ran with, when
+    extract found it empty)."""
+    entry: dict[str, Any] = {
+        "task": spec.name,
+        "applicable": False,
+        "reason": reason,
+        "decided_by": decided_by,
+        "file": None,
+        "lines": 0,
+    }
+    if params is not None:
+        entry["params"] = params
+    return entry

@@ -5,7 +5,7 @@ false``, ``reason = "no morphological tense in UD Chinese-GSD"``): extract does 
 Extract also finds one itself: a task that got no candidate at all (the reason is the first
 condition of its rule that no sentence meets, :func:`xprobe.tasks.explain.explain_none`; or no
 sentence passes the length window), one whose candidates all carry one label, and, with
-``--allow-partial``, one that would write no line. Such a task gets no file; its manifest entry
+``--allow-partial``, one shrunk so far that a split asked for holds fewer lines than classes. Such a task gets no file; its manifest entry
 says ``"applicable": false`` with the ``reason`` and who decided (``"profile"`` or
 ``"extract"``), and ``extract --check``, the probe and the report carry it on. Never an empty
 file, a chance-level number or a silently missing column.
@@ -87,11 +87,26 @@ def detect(
             if reason is not None:
                 out[f] = reason
                 continue
-        if allow_partial and r.partial and sum(map(len, r.picked)) == 0:
-            out[f] = "the corpus is too small: " + "; ".join(r.shortfalls)
+        if allow_partial and r.partial:
+            reason = _too_small(r)
+            if reason is not None:
+                out[f] = reason
     for f, reason in out.items():
         log.warning("%s: not applicable to this corpus: %s", f, reason)
     return out
+
+
+def _too_small(res: TaskResult) -> str | None:
+    """A shrunk task with a split asked for that holds fewer lines than classes (empty, or one
+    class only): no balanced set can be measured on it."""
+    k = len(res.run.labels)
+    for split, n, picked in zip(("tr", "va", "te"), res.run.sizes, res.picked, strict=True):
+        if n and len(picked) < k:
+            return (
+                f"the corpus is too small: {res.run.eligible} candidates leave {len(picked)} "
+                f"line(s) for {k} classes in {split} ({n} asked)"
+            )
+    return None
 
 
 def na_entry(

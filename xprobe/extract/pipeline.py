@@ -180,7 +180,7 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
     specs = _select_tasks(config.tasks)
     na = {f: (r, "profile") for f, r in applicable.declared(profile, specs).items()}
     run_specs = [s for s in specs if s.file not in na]
-    params = _task_params(run_specs, profile, config)
+    params = {f: p for f, p in _task_params(specs, profile, config).items() if f not in na}
     out = Path(config.out)
     names = ["<stdin>" if p == "-" else p for p in config.inputs]
     clean_leftovers(out)

@@ -5,7 +5,8 @@ false``, ``reason = "no morphological tense in UD Chinese-GSD"``): extract does 
 Extract also finds one itself: a task that got no candidate at all (the reason is the first
 condition of its rule that no sentence meets, :func:`xprobe.tasks.explain.explain_none`; or no
 sentence passes the length window), one whose candidates all carry one label, and, with
-``--allow-partial``, one shrunk so far that a split asked for holds fewer lines than classes. Such a task gets no file; its manifest entry
+``--allow-partial``, one shrunk so far that a split asked for holds fewer lines than classes.
+Such a task gets no file; its manifest entry
 says ``"applicable": false`` with the ``reason`` and who decided (``"profile"`` or
 ``"extract"``), and ``extract --check``, the probe and the report carry it on. Never an empty
 file, a chance-level number or a silently missing column.

@@ -47,6 +47,19 @@ def treebank(lang: str) -> list[str]:
     return [str(ud / f"{TREEBANKS[lang]}-ud-{part}.conllu") for part in ("dev", "test")]
 
 
+def _marker_key(s: Sentence, label: str, profile, markers: list[str]) -> str:
+    """Tense by a past-marking auxiliary (ja: た) on a verbal root; returns the key, folded."""
+    root = next(w for w in s.words if w.head == 0)
+    assert root.upos in profile.verb_upos
+    past = any(
+        w.head == root.id and w.deprel.split(":")[0] in ("aux", "cop") and w.lemma in markers
+        for w in s.words
+    )
+    assert label == ("PAST" if past else "PRES"), (label, s.tokens)
+    form = next(t.form for t in s.surface if t.first <= root.id - 1 <= t.last)
+    return form.casefold()
+
+
 def check_against_gold(out: Path, m: dict, paths: list[str], profile) -> dict[str, str]:
     """Every written line agrees with gold; returns {task file: "filled" | "n/a (reason)"}."""
     sources: dict[tuple[str, int], Sentence] = {
@@ -72,6 +85,12 @@ def check_against_gold(out: Path, m: dict, paths: list[str], profile) -> dict[st
                 assert text.split(" ") == list(s.tokens)
                 assert label == str(sum(len(s.tokens) >= b for b in bins) - 1), (text, bins)
                 assert m["length"]["min_tokens"] <= len(s.tokens) <= m["length"]["max_tokens"]
+            elif file == "past_present" and entry["params"]["rule"] == "marker":
+                keys[_marker_key(s, label, profile, entry["params"]["past_markers"])].add(split)
+            elif file == "word_content":  # the profile's min_length (zh: 2), not 4
+                assert text.split(" ") == list(s.tokens) and label.isalpha()
+                assert len(label) >= entry["params"]["min_length"]
+                assert [t.lower() for t in s.tokens].count(label) == 1
             else:
                 key = _check_line(file, label, text, s, profile)
                 if key is not None:

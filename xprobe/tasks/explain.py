@@ -50,11 +50,17 @@ def _tense_checks(ctx: Context) -> list[Check]:
         form = surface_form(s, found[0].id - 1)
         return in_window(c.stats.forms.get(form, 0), lo, hi)
 
+    first: Check = (
+        f"no word has {p.tense_feature} in {', '.join(values)} (the feature never occurs)",
+        _feature_values(p.tense_feature, values),
+    )
+    if ctx.params.rule == "marker":
+        first = (
+            f"no root is a {'/'.join(p.verb_upos)} (rule marker)",
+            lambda s, c: s.words[root_id(s) - 1].upos in p.verb_upos,
+        )
     return [
-        (
-            f"no word has {p.tense_feature} in {', '.join(values)} (the feature never occurs)",
-            _feature_values(p.tense_feature, values),
-        ),
+        first,
         (
             f"no main clause has a finite verb (or finite {'/'.join(p.aux_rels)}) with a past "
             "or present tense",

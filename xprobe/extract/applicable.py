@@ -101,11 +101,13 @@ def _too_small(res: TaskResult) -> str | None:
     """A shrunk task with a split asked for that holds fewer lines than classes (empty, or one
     class only): no balanced set can be measured on it."""
     k = len(res.run.labels)
+    strata = any(st for (_, _, st) in res.run.pools)
+    how = ", every class as often in each stratum" if strata and not res.run.spec.strata else ""
     for split, n, picked in zip(("tr", "va", "te"), res.run.sizes, res.picked, strict=True):
         if n and len(picked) < k:
             return (
                 f"the corpus is too small: {res.run.eligible} candidates leave {len(picked)} "
-                f"line(s) for {k} classes in {split} ({n} asked)"
+                f"line(s) for {k} classes in {split} ({n} asked{how})"
             )
     return None
 

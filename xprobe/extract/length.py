@@ -19,8 +19,8 @@ With ``length = "auto"`` the derived bins also become SentLen's ``bins`` and Tre
 
 Example::
 
-    >>> derive_edges({10: 50, 20: 50}, (0.5, 0.75))
-    (11, 12)
+    >>> plan_length("fixed", (0, 0), (None, None), []).rule
+    'default'
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.extract.scan import iter_blocks, surface_count
-from xprobe.tasks.sentence_length import DEFAULT_BINS
+from xprobe.tasks.sentence_length import DEFAULT_BINS, ENGLISH_SHARES, derive_edges
 
 __all__ = [
     "ENGLISH_SHARES",
@@ -47,10 +47,6 @@ __all__ = [
 ]
 
 DEFAULT_WINDOW = (5, 28)
-# Share of sentences shorter than 5, 9, 13, 17, 21, 26 and 29 surface tokens in UD English-EWT
-# train (gold, 12,544 sentences): the window's lower edge, the bins' lower bounds, and one past
-# the window's upper edge.
-ENGLISH_SHARES = (0.1623, 0.3027, 0.4553, 0.5929, 0.7076, 0.8182, 0.8622)
 
 
 @dataclass(frozen=True)
@@ -82,25 +78,6 @@ def length_counts(paths: Sequence[str]) -> Counter[int]:
         for _, block in iter_blocks(path):
             counts[surface_count(block)] += 1
     return counts
-
-
-def derive_edges(counts: Counter[int] | dict[int, int], shares: Sequence[float]) -> tuple[int, ...]:
-    """For each share, the length ``e`` whose share of sentences shorter than ``e`` is nearest
-    to it (ties: the smaller ``e``); edges made strictly increasing (each one past the last)."""
-    total = sum(counts.values())
-    lengths = sorted(counts)
-    if not total:
-        return tuple(range(1, len(shares) + 1))
-    cuts = [(lengths[0], 0.0)]
-    below = 0
-    for n in lengths:
-        below += counts[n]
-        cuts.append((n + 1, below / total))
-    edges: list[int] = []
-    for q in shares:
-        edge = min(cuts, key=lambda c: (abs(c[1] - q), c[0]))[0]
-        edges.append(max(edge, 1, edges[-1] + 1 if edges else 1))
-    return tuple(edges)
 
 
 def plan_length(

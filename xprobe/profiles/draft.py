@@ -27,6 +27,7 @@ from xprobe.errors import XProbeError
 from xprobe.languages import LanguageProfile, profile_from_dict
 from xprobe.tasks import TASKS, Context, CorpusStats, resolve_params
 from xprobe.tasks.explain import explain_none, single_label
+from xprobe.tasks.sentence_length import ENGLISH_SHARES, derive_edges
 from xprobe.ud import Sentence, read_conllu
 
 __all__ = ["draft_profile"]
@@ -120,9 +121,13 @@ def _applicability(profile: LanguageProfile, c: _Counts) -> dict[str, tuple[int,
     """Per task file: (candidates in the 5..28 window or the derived one, reason or None)."""
     out: dict[str, tuple[int, str | None]] = {}
     lo, hi = (5, 28)
-    if profile.length == "auto":
-        lengths = sorted(m for m, k in c.lengths.items() for _ in range(k))
-        lo, hi = lengths[len(lengths) // 6], lengths[(len(lengths) * 6) // 7]
+    if profile.length == "auto":  # as extract will derive them (xprobe.extract.length)
+        edges = derive_edges(c.lengths, ENGLISH_SHARES)
+        lo, hi = edges[0], edges[-1] - 1
+        profile = dataclasses.replace(profile, tasks={
+            **profile.tasks,
+            "sentence_length": {"bins": edges[:-1], **profile.tasks.get("sentence_length", {})},
+        })  # fmt: skip
     kept = [s for s in c.sentences if lo <= len(s.tokens) <= hi]
     for spec in TASKS.values():
         params = resolve_params(spec, profile)
@@ -198,8 +203,8 @@ def _render(data: dict, na: dict[str, str], comments: list[str]) -> str:
         if key != "tasks":
             out.append(f"{key} = {_q(value)}")
     tables = dict(data["tasks"])
-    for file, reason in na.items():
-        tables.setdefault(file, {}).update({"applicable": False, "reason": reason})
+    for file, reason in na.items():  # parameters of a task that does not apply: none
+        tables[file] = {"applicable": False, "reason": reason}
     for file in sorted(tables):
         out += ["", f"[tasks.{file}]"]
         for key, value in tables[file].items():

@@ -3,7 +3,7 @@
 A profile declares a task not applicable with a reason (``[tasks.past_present] applicable =
 false``, ``reason = "no morphological tense in UD Chinese-GSD"``): extract does not run it.
 Extract also finds one itself: a task that got no candidate at all (the reason is the first
-condition of its rule that no sentence meets, :func:`xprobe.tasks.explain.explain_none`; or no
+condition of its rule that no sentence meets, :func:`xprobe.tasks.explain.explain_all`; or no
 sentence passes the length window), one whose candidates all carry one label, and, with
 ``--allow-partial``, one shrunk so far that a split asked for holds fewer lines than classes.
 Such a task gets no file; its manifest entry
@@ -29,7 +29,7 @@ from xprobe.extract.plan import FLEX
 from xprobe.extract.select import TaskResult
 from xprobe.languages import LanguageProfile
 from xprobe.tasks import TASKS, TaskSpec
-from xprobe.tasks.explain import explain_none, single_label
+from xprobe.tasks.explain import explain_all, single_label
 from xprobe.ud import Sentence
 
 __all__ = ["declared", "detect", "na_entry"]
@@ -76,9 +76,8 @@ def detect(
         for r in empty:
             out[r.run.spec.file] = f"no sentence of the corpus has {window[0]}..{window[1]} tokens"
     elif empty and sentences is not None:
-        kept_sentences = list(sentences)
-        for r in empty:
-            out[r.run.spec.file] = explain_none(r.run.spec, r.run.ctx, kept_sentences, where)
+        reasons = explain_all([(r.run.spec, r.run.ctx) for r in empty], sentences, where)
+        out.update({r.run.spec.file: why for r, why in zip(empty, reasons, strict=True)})
     for r in results:
         f = r.run.spec.file
         if f in out:

@@ -18,13 +18,13 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from xprobe.tasks.base import Context, TaskSpec
 from xprobe.tasks.common import base_rel, has_quote, in_window, root_id, surface_form
 from xprobe.ud import Sentence
 
-__all__ = ["explain_none", "single_label"]
+__all__ = ["explain_all", "explain_none", "single_label"]
 
 Check = tuple[str, Callable[[Sentence, Context], bool]]
 
@@ -173,17 +173,27 @@ def _checks(spec: TaskSpec, ctx: Context) -> list[Check]:
 def explain_none(spec: TaskSpec, ctx: Context, sentences: Iterable[Sentence], where: str) -> str:
     """Why ``spec`` found no candidate among ``sentences`` (described by ``where``, e.g. "the
     694 sentences of 5..28 tokens"): the first condition of its rule that no sentence meets."""
-    checks = _checks(spec, ctx)
-    passing = [0] * len(checks)
+    return explain_all([(spec, ctx)], sentences, where)[0]
+
+
+def explain_all(
+    tasks: Sequence[tuple[TaskSpec, Context]], sentences: Iterable[Sentence], where: str
+) -> list[str]:
+    """:func:`explain_none` for several tasks in one pass over ``sentences`` (streamed: a
+    corpus of millions of sentences is never held in memory)."""
+    checks = [_checks(spec, ctx) for spec, ctx in tasks]
+    passing = [[0] * len(c) for c in checks]
     for s in sentences:
-        for i, (_, check) in enumerate(checks):
-            if not check(s, ctx):
-                break
-            passing[i] += 1
-    for (what, _), n in zip(checks, passing, strict=True):
-        if n == 0:
-            return f"{what}, in {where}"
-    return f"no sentence passes the rule of {spec.name}, in {where}"
+        for (_, ctx), chain, counts in zip(tasks, checks, passing, strict=True):
+            for i, (_, check) in enumerate(chain):
+                if not check(s, ctx):
+                    break
+                counts[i] += 1
+    out = []
+    for (spec, _), chain, counts in zip(tasks, checks, passing, strict=True):
+        first = next((what for (what, _), n in zip(chain, counts, strict=True) if n == 0), None)
+        out.append(f"{first or f'no sentence passes the rule of {spec.name}'}, in {where}")
+    return out
 
 
 def single_label(spec: TaskSpec, labels: dict[str, int]) -> str | None:

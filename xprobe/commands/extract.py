@@ -228,13 +228,12 @@ def run(args: argparse.Namespace) -> int:
     )
     manifest = extract(config)
     partial = [t for t, e in manifest["tasks"].items() if e.get("partial")]
-    for t, e in manifest["tasks"].items():
-        if e.get("applicable", True) is False:
-            log.warning("%s: n/a (%s)", t, e["reason"])
+    na = {t: e["reason"] for t, e in manifest["tasks"].items() if e.get("applicable") is False}
     log.info(
-        "wrote %d task file(s) to %s%s",
-        len(manifest["tasks"]),
+        "wrote %d task file(s) to %s%s%s",
+        len(manifest["tasks"]) - len(na),
         args.out,
         f"; partial: {', '.join(partial)}" if partial else "",
+        f"; not applicable: {', '.join(na)}" if na else "",
     )
     return 0

@@ -85,6 +85,9 @@ def detect(
         if not r.run.flexible and FLEX not in r.run.labels:
             reason = single_label(r.run.spec, _labels_pooled(r))
             if reason is not None:
+                params = r.run.ctx.params
+                if hasattr(params, "min_freq"):  # the window may be what kept one label out
+                    reason += f" (forms counted {params.min_freq}..{params.max_freq} times only)"
                 out[f] = reason
                 continue
         if allow_partial and r.partial:

@@ -229,6 +229,8 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
     manifest["length"] = length.manifest(bins_of(params))
     by_file = {s.file: s for s in specs}
     for f, (reason, who) in sorted(na.items()):
+        if who == "profile":
+            log.info("%s: n/a, the profile says: %s", f, reason)
         used = jsonable(params[f]) if f in params else None
         manifest["tasks"][f] = applicable.na_entry(by_file[f], reason, who, used)
     write_outputs(

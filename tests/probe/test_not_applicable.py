@@ -73,6 +73,14 @@ def test_probe_writes_na_records_and_report_shows_the_cell(probing: Path, tmp_pa
     assert "## Tasks that do not apply" in (tmp_path / "rep" / "report.md").read_text()
 
 
+def test_probe_command_prints_na(probing: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "cli.jsonl"
+    argv = ["probe", "--data", str(probing), "--classifier", "majority", "--out", str(out)]
+    assert main(argv) == 0
+    rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()}
+    assert rows["Tense"] == ["n/a"] and float(rows["SentLen"][0]) > 0
+
+
 def test_profile_applicability_is_validated(tmp_path: Path) -> None:
     from xprobe.languages import ProfileError, profile_from_dict
 

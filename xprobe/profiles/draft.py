@@ -172,7 +172,9 @@ def _comments(paths: Sequence[str], c: _Counts) -> list[str]:
     share = sum(k for m, k in c.lengths.items() if 5 <= m <= 28) / n
     lines = [
         f"# Drafted by `xprobe profile draft` from {', '.join(paths)}:",
-        f"# {n} sentences, {t} tokens. Review every value before shipping the profile.",
+        f"# {n} sentences, {t} tokens. Review every value before shipping the profile; for the",
+        "# corpus stage add udpipe_model, moses_lang, wikipedia, fasttext (xprobe/languages.py).",
+        "# A single ' is never taken for a quote (it is also an apostrophe): add it if it is one.",
     ]
     for f in FEATURES:
         top = ", ".join(f"{k}={v}" for k, v in c.feats[f].most_common(10)) or "never used"

@@ -32,7 +32,7 @@ from xprobe.tasks import TASKS, TaskSpec
 from xprobe.tasks.explain import explain_all, single_label
 from xprobe.ud import Sentence
 
-__all__ = ["declared", "detect", "na_entry"]
+__all__ = ["declared", "detect", "na_entry", "raise_undeclared"]
 
 log = logging.getLogger(__name__)
 
@@ -130,3 +130,17 @@ def na_entry(
     if params is not None:
         entry["params"] = params
     return entry
+
+
+def raise_undeclared(found: dict[str, str], profile: LanguageProfile, allow_partial: bool) -> None:
+    """Without ``--allow-partial``, a task found not to apply that the profile did not declare
+    is an error: the profile should say so (or the corpus is not what was meant)."""
+    if not found or allow_partial:
+        return
+    lines = " | ".join(f"{f}: {r}" for f, r in sorted(found.items()))
+    first = sorted(found)[0]
+    raise XProbeError(
+        f"task(s) with nothing to write for {profile.path or profile.code}: {lines}. If the "
+        f"language cannot have it, declare it in the profile ([tasks.{first}] applicable = "
+        'false, reason = "...") or use --allow-partial to record it as n/a'
+    )

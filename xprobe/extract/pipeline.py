@@ -39,7 +39,7 @@ from xprobe.errors import XProbeError
 from xprobe.extract import applicable
 from xprobe.extract.check import check_probing_dir
 from xprobe.extract.leftovers import clean_leftovers
-from xprobe.extract.length import apply_bins, bins_of, check_window, plan_length
+from xprobe.extract.length import LengthPlan, apply_bins, bins_of, check_window, plan_length
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract.select import TaskResult, TaskRun, resolve
@@ -179,10 +179,8 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
     profile = load_profile(config.lang)
     specs = _select_tasks(config.tasks)
     na = {f: (r, "profile") for f, r in applicable.declared(profile, specs).items()}
-    run_specs = [s for s in specs if s.file not in na]
     params = {f: p for f, p in _task_params(specs, profile, config).items() if f not in na}
     out = Path(config.out)
-    names = ["<stdin>" if p == "-" else p for p in config.inputs]
     clean_leftovers(out)
     with spool_stdin(config.inputs, out) as paths:
         length = plan_length(
@@ -193,38 +191,9 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
         )
         check_window(length)
         apply_bins(params, length, profile.tasks, config.params)
-        with (
-            SentenceCache(length.min_tokens, length.max_tokens, out) as cache,
-            _tables_kept_from_gc(),
-        ):
-            read = ReadStats()
-            with _gc_paused():
-                with _progress(config, "extract pass 1/2 (frequencies)") as bar:
-                    bigrams = any(s.uses_bigrams for s in run_specs)
-                    stats, read = count_corpus(
-                        paths, bigrams, config.on_error, read, bar, names, cache
-                    )
-                runs = _prepare_runs(run_specs, profile, params, stats, config)
-                gc.freeze()  # the tables and indexes, from now on outside the collector's view
-            counts = _selection_pass(cache, names, runs, config, profile.code)
-            results = resolve(runs, config.exclusive)
-            results = _top_up(cache, names, results, config, profile.code)
-            found = applicable.detect(
-                results,
-                (s for _, _, s in cache.sentences(names)),
-                (length.min_tokens, length.max_tokens),
-                cache.count,
-                config.allow_partial,
-            )
-            _raise_not_applicable(found, profile, config)
-            na.update({f: (r, "extract") for f, r in found.items()})
-            results = [r for r in results if r.run.spec.file not in na]
-            _raise_unfilled(results, config)
-            inputs = [
-                {"path": given, "sha256": sha256_file(p)}
-                for given, p in zip(config.inputs, paths, strict=True)
-            ]
-    manifest = build_manifest(config, profile.code, results, params, read, stats, counts, inputs)
+        run_specs = [s for s in specs if s.file not in na]
+        results, parts = _run_passes(config, profile, run_specs, params, length, paths, na)
+    manifest = build_manifest(config, profile.code, results, params, *parts)
     manifest["common"] = {"min_tokens": length.min_tokens, "max_tokens": length.max_tokens}
     manifest["length"] = length.manifest(bins_of(params))
     by_file = {s.file: s for s in specs}
@@ -245,6 +214,50 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
             " (partial)" if res.partial else "",
         )
     return manifest
+
+
+def _run_passes(
+    config: ExtractConfig,
+    profile: LanguageProfile,
+    run_specs: list[TaskSpec],
+    params: dict[str, Any],
+    length: LengthPlan,
+    paths: list[str],
+    na: dict[str, tuple[str, str]],
+) -> tuple[list[TaskResult], tuple[ReadStats, CorpusStats, dict[str, int], list[dict]]]:
+    """Both passes, the resolution, and the tasks found not to apply (added to ``na``);
+    returns the results to write and (reader stats, corpus stats, pass counts, inputs)."""
+    names = ["<stdin>" if p == "-" else p for p in config.inputs]
+    with (
+        SentenceCache(length.min_tokens, length.max_tokens, Path(config.out)) as cache,
+        _tables_kept_from_gc(),
+    ):
+        read = ReadStats()
+        with _gc_paused():
+            with _progress(config, "extract pass 1/2 (frequencies)") as bar:
+                bigrams = any(s.uses_bigrams for s in run_specs)
+                stats, read = count_corpus(paths, bigrams, config.on_error, read, bar, names, cache)
+            runs = _prepare_runs(run_specs, profile, params, stats, config)
+            gc.freeze()  # the tables and indexes, from now on outside the collector's view
+        counts = _selection_pass(cache, names, runs, config, profile.code)
+        results = resolve(runs, config.exclusive)
+        results = _top_up(cache, names, results, config, profile.code)
+        found = applicable.detect(
+            results,
+            (s for _, _, s in cache.sentences(names)),
+            (length.min_tokens, length.max_tokens),
+            cache.count,
+            config.allow_partial,
+        )
+    applicable.raise_undeclared(found, profile, config.allow_partial)
+    na.update({f: (r, "extract") for f, r in found.items()})
+    results = [r for r in results if r.run.spec.file not in na]
+    _raise_unfilled(results, config)
+    inputs = [
+        {"path": given, "sha256": sha256_file(p)}
+        for given, p in zip(config.inputs, paths, strict=True)
+    ]
+    return results, (read, stats, counts, inputs)
 
 
 @contextlib.contextmanager
@@ -358,22 +371,6 @@ def _raise_unfilled(results: list[TaskResult], config: ExtractConfig) -> None:
         + ". Use --allow-partial to write what was found (still balanced, every split shrunk "
         "in proportion to the sizes asked), smaller --sizes, or a larger corpus"
         + _exclusive_hint(short, config)
-    )
-
-
-def _raise_not_applicable(
-    found: dict[str, str], profile: LanguageProfile, config: ExtractConfig
-) -> None:
-    """Without ``--allow-partial``, a task found not to apply that the profile did not declare
-    is an error: the profile should say so (or the corpus is not what was meant)."""
-    if not found or config.allow_partial:
-        return
-    lines = " | ".join(f"{f}: {r}" for f, r in sorted(found.items()))
-    first = sorted(found)[0]
-    raise XProbeError(
-        f"task(s) with nothing to write for {profile.path or profile.code}: {lines}. If the "
-        f"language cannot have it, declare it in the profile ([tasks.{first}] applicable = "
-        'false, reason = "...") or use --allow-partial to record it as n/a'
     )
 
 

@@ -150,14 +150,7 @@ def run_probe(
     if skipped:
         log.info("%d (task, classifier, seed) already recorded in %s: skipped", skipped, out)
     written: list[dict[str, Any]] = []
-    if na:
-        fields = {"encoder": name, "dataset": dataset, "grid": opts.grid,
-                  "max_train": opts.max_train,
-                  "language": opts.language or dir_language(data_dir)}  # fmt: skip
-        recs = na_records(na, opts.classifiers, BASELINES, fields, ctx.encoder_id)
-        if append_records(out, recs, replace=opts.force):
-            log.info("n/a: %s", "; ".join(f"{n} ({r})" for n, r in na.values()))
-        written.extend(recs)
+    written.extend(_na_records(na, ctx, opts, data_dir, out))
     for ps in sets:
         units = [u for u in todo if u.ps is ps]
         if not units:
@@ -167,6 +160,19 @@ def run_probe(
         written.extend(records)
         ctx.forget()  # one task's embeddings in memory at a time
     return written
+
+
+def _na_records(na: dict, ctx: Any, opts: ProbeOptions, data_dir: Any, out: Any) -> list[dict]:
+    """Write (and return) the records of the tasks the data's manifest marks not applicable."""
+    if not na:
+        return []
+    fields = {"encoder": ctx.name, "dataset": ctx.dataset, "grid": opts.grid,
+              "max_train": opts.max_train,
+              "language": opts.language or dir_language(data_dir)}  # fmt: skip
+    recs = na_records(na, opts.classifiers, BASELINES, fields, ctx.encoder_id)
+    if append_records(out, recs, replace=opts.force):
+        log.info("n/a: %s", "; ".join(f"{n} ({r})" for n, r in na.values()))
+    return recs
 
 
 class _Context:

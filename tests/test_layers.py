@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("xprobe.corpus",),
     ("xprobe.tasks",),
+    ("xprobe.profiles",),
     ("xprobe.extract",),
     ("xprobe.encoders",),
     ("xprobe.nli",),

@@ -115,9 +115,14 @@ def run_one(
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "forms": manifest["corpus"]["forms"],
         "bigrams": manifest["corpus"]["bigrams"],
-        "pooled": sum(e["pooled"] for e in manifest["tasks"].values()),
-        "written": {t: e["sentences"]["taken"] for t, e in manifest["tasks"].items()},
-        "partial": sorted(t for t, e in manifest["tasks"].items() if e["partial"]),
+        "pooled": sum(e.get("pooled", 0) for e in manifest["tasks"].values()),
+        "written": {
+            t: e.get("sentences", {}).get("taken", 0) for t, e in manifest["tasks"].items()
+        },
+        "partial": sorted(t for t, e in manifest["tasks"].items() if e.get("partial")),
+        "not_applicable": sorted(
+            t for t, e in manifest["tasks"].items() if e.get("applicable") is False
+        ),
     }
 
 

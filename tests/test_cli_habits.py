@@ -43,7 +43,12 @@ def test_extract_takes_a_file_swallowed_by_tasks(
     out = tmp_path / "o"
     argv = ["extract", "--lang", "en", "--out", str(out), "--sizes", "4,2,2", "--allow-partial"]
     assert main([*argv, "--tasks", "SentLen", "BShift", str(conllu)]) == 0
-    assert (out / "sentence_length.txt").exists() and (out / "bigram_shift.txt").exists()
+    tasks = __import__("json").loads((out / "manifest.json").read_text())["tasks"]
+    assert set(tasks) == {"sentence_length", "bigram_shift"}  # the file was read as input
+    # six length classes at 4/2/2 sentences: SentLen is n/a (too small), with no file
+    assert all(
+        (out / f"{f}.txt").exists() != (e.get("applicable") is False) for f, e in tasks.items()
+    )
     err = capsys.readouterr().err
     assert f"{conllu} given after --tasks is an existing file: read as a CoNLL-U input" in err
     missing = tmp_path / "nothere.conllu"

@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("xprobe.corpus",),
     ("xprobe.tasks",),
+    ("xprobe.profiles",),
     ("xprobe.extract",),
     ("xprobe.encoders",),
     ("xprobe.nli",),

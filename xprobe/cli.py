@@ -22,6 +22,7 @@ from xprobe.errors import XProbeError
 COMMANDS = (
     "download",
     "corpus",
+    "profile",
     "extract",
     "train-nli",
     "encode",

@@ -91,8 +91,17 @@ class LanguageProfile:
     clause_upos: tuple[str, ...] = ("VERB", "AUX")
     # CoordInv: punctuation right before the conjunction that separates the two clauses
     separators: tuple[str, ...] = (",", ";", ":", "-", "–", "—", "，", "、", "；", "：", "،", "؛")
-    # --- per-task parameter overrides: {task file name: {param: value}}
+    # --- sentence length (docs/languages.md): "fixed" uses min_tokens..max_tokens and SentLen's
+    # bins as given; "auto" derives the window and the bins from the corpus's token-length
+    # distribution so that they hold the same shares of sentences as English's
+    length: str = "fixed"
+    min_tokens: int = 0  # shortest sentence used, in surface tokens (0: the default, 5)
+    max_tokens: int = 0  # longest sentence used (0: the default, 28)
+    # --- per-task parameter overrides: {task file name: {param: value}}; a task the language
+    # cannot have is declared ``applicable = false`` with a ``reason`` in its table
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # --- filled by the loader: {task file name: reason} for the tasks declared not applicable
+    not_applicable: dict[str, str] = field(default_factory=dict)
     # --- where it came from
     path: str = ""
 
@@ -100,7 +109,12 @@ class LanguageProfile:
         return upos in self.punct_upos
 
 
-_FIELDS = {f.name: f for f in dataclasses.fields(LanguageProfile) if f.name != "path"}
+_FIELDS = {
+    f.name: f
+    for f in dataclasses.fields(LanguageProfile)
+    if f.name not in ("path", "not_applicable")
+}
+LENGTH_RULES = ("fixed", "auto")
 
 
 @dataclass(frozen=True)
@@ -179,7 +193,39 @@ def profile_from_dict(data: dict[str, Any], source: str = "<dict>") -> LanguageP
         ):
             default = _FIELDS[key].default_factory()  # type: ignore[misc]
         values[key] = _check_type(source, key, value, default)
-    return LanguageProfile(**values, path=source)
+    if values.get("length", "fixed") not in LENGTH_RULES:
+        raise ProfileError(
+            f"{source}: length must be one of {', '.join(LENGTH_RULES)}, got {values['length']!r}"
+        )
+    tasks, na = _applicability(source, values.get("tasks", {}))
+    values["tasks"] = tasks
+    return LanguageProfile(**values, not_applicable=na, path=source)
+
+
+def _applicability(
+    source: str, tasks: dict[str, dict[str, Any]]
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """Split ``applicable``/``reason`` off the task tables: ``{file: params}``, ``{file: reason}``.
+
+    ``applicable = false`` needs a non-empty ``reason`` (a person reads it in the manifest and
+    the report); a reason without ``applicable = false`` is an error too (it would be ignored)."""
+    params: dict[str, dict[str, Any]] = {}
+    na: dict[str, str] = {}
+    for file, table in tasks.items():
+        table = dict(table)
+        applicable = table.pop("applicable", True)
+        reason = table.pop("reason", None)
+        where = f"{source}: [tasks.{file}]"
+        if not isinstance(applicable, bool):
+            raise ProfileError(f"{where} applicable must be true or false, got {applicable!r}")
+        if not applicable:
+            if not isinstance(reason, str) or not reason.strip():
+                raise ProfileError(f'{where} applicable = false needs a reason = "..."')
+            na[file] = reason.strip()
+        elif reason is not None:
+            raise ProfileError(f"{where} has a reason but not applicable = false")
+        params[file] = table
+    return params, na
 
 
 def _check_type(source: str, key: str, value: Any, default: Any) -> Any:
@@ -190,6 +236,10 @@ def _check_type(source: str, key: str, value: Any, default: Any) -> Any:
     if isinstance(default, dict):
         if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
             raise ProfileError(f"{source}: [{key}] must hold one table per task, got {value!r}")
+        return value
+    if isinstance(default, int):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ProfileError(f"{source}: {key} must be a non-negative integer, got {value!r}")
         return value
     if not isinstance(value, str):
         raise ProfileError(f"{source}: {key} must be a string, got {value!r}")

@@ -9,7 +9,8 @@ sentence, not one task's), capped at ``--sentences`` per language, detokenised w
 infobox, paragraphs of 4..9 sentences with a linked word and a reference, a section heading, a
 table and a category, i.e. what ``xprobe corpus`` meets in a real dump.
 
-Writes, per language, ``OUT/LANG/LANGwiki-rehearsal-pages-articles.xml.bz2`` and
+Writes, per language, ``OUT/LANG/LANGwiki-rehearsal-pages-articles.xml.bz2``,
+``OUT/LANG/text.txt`` (the same sentences tokenised, one a line: fastText's training text) and
 ``OUT/LANG/prepare.json`` (sentences read, distinct, written; per source task; the dump's
 SHA-256; the wikiextractor check). The check reads the dump back through ``xprobe corpus``'s
 reader (wikiextractor) and counts the paragraphs that come back verbatim, and those that come
@@ -163,6 +164,10 @@ def prepare(lang: str, out: Path, n: int, seed: int) -> dict:
     path = out / lang / dump_name(lang)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_dump(path, lang, paras, seed)
+    # the same sentences, Moses-tokenised, one a line: the study's fastText training text (as
+    # X-Probe's fastText vectors were trained on a Wikipedia that holds its probing sentences)
+    with atomic_write(path.parent / "text.txt") as f:
+        f.write("".join(s + "\n" for s in chosen))
     check = check_dump(path, paras)
     if check["paragraphs_back_but_spacing"] < 0.95 * len(paras):
         raise SystemExit(f"{path}: only {check['paragraphs_back_but_spacing']} of {len(paras)} "

@@ -42,7 +42,7 @@ def test_repeated_sentence_is_one_source_sentence(tmp_path: Path) -> None:
     conllu = fixture(tmp_path)
     cfg = ExtractConfig(
         lang="en", out=tmp_path / "out", inputs=[str(conllu)], tasks=["SubjNum"],
-        sizes=(4, 2, 2), allow_partial=True, provenance=True, progress=False,
+        sizes=(2, 2, 2), allow_partial=True, provenance=True, progress=False,
         params={"SubjNum": {"min_freq": 1, "max_freq": 100}},
     )  # fmt: skip
     m = extract(cfg)

@@ -284,9 +284,13 @@ def test_allow_partial_writes_balanced_and_marks_it(tmp_path, corpus):
     # every split shrunk in proportion to 5000/10/10 (issue 11 item 6), not va and te full
     va, total = e["written"]["va"]["total"], sum(e["written"][s]["total"] for s in SPLIT_NAMES)
     assert abs(va - total * 10 / 5020) <= 1 and e["shrunk"]["sizes"]["va"] == va
-    # Flip's handful of candidates leave its va and te empty, which --check reports
-    problems = check_probing_dir(tmp_path)
-    assert problems and all("flip.txt: " in p and "empty" in p for p in problems), problems
+    # Flip's handful of candidates would leave its va and te empty: not applicable to this
+    # corpus, with the reason, and no file (never an empty split that --check must catch)
+    f = m["tasks"]["flip"]
+    assert f["applicable"] is False and "the corpus is too small" in f["reason"]
+    assert "line(s) for 2 classes in va (10 asked)" in f["reason"]
+    assert not (tmp_path / "flip.txt").exists()
+    assert check_probing_dir(tmp_path) == []
 
 
 def test_task_without_labels_is_reported(tmp_path, corpus):
@@ -294,7 +298,11 @@ def test_task_without_labels_is_reported(tmp_path, corpus):
     with pytest.raises(XProbeError, match="Empty"):
         run(tmp_path / "a", corpus, [empty, PARITY])
     m = run(tmp_path / "b", corpus, [empty, PARITY], allow_partial=True)
-    assert m["tasks"]["empty"]["partial"] and m["tasks"]["empty"]["lines"] == 0
+    # no candidate at all: not applicable to this corpus, with the reason, and no empty file
+    e = m["tasks"]["empty"]
+    assert e["applicable"] is False and e["decided_by"] == "extract" and e["lines"] == 0
+    assert "no sentence passes the rule of Empty" in e["reason"]
+    assert not (tmp_path / "b" / "empty.txt").exists()
     assert not m["tasks"]["parity"]["partial"]
 
 

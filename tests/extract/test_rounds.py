@@ -15,6 +15,7 @@ import pytest
 
 from tests.corpus.test_corpus import config, dump_text, trained_model
 from xprobe.corpus.pipeline import run_corpus
+from xprobe.errors import XProbeError
 from xprobe.extract.pipeline import ExtractConfig, extract
 from xprobe.extract.rounds import ROUNDS_FILE, Rounds, build_language, next_target
 
@@ -163,3 +164,52 @@ def test_without_allow_partial_an_unfilled_build_is_an_error(
     assert not (tmp_path / "p" / "manifest.json").exists()
     filled = ExtractConfig(**{**strict.__dict__, "sizes": (20, 4, 4)})
     assert build_language(cc, filled, Rounds(first=10))["allow_partial"] is False
+
+
+def test_next_target_skips_the_entries_of_tasks_that_do_not_apply() -> None:
+    """A profile's n/a task has an entry without ``partial`` or ``yield`` (issue 20)."""
+    na = {"task": "Tense", "applicable": False, "reason": "r", "decided_by": "profile"}
+    m = {"tasks": {"a": {"partial": True, "yield": {"more_sentences_needed": 1000}}, "t": na}}
+    assert next_target(100, 100, m, Rounds(margin=1.1, max_growth=20.0)) == 1210
+
+
+def test_rounds_with_tasks_that_do_not_apply(dump: Path, tiny_model: Path, tmp_path: Path) -> None:
+    """A task the profile declares n/a is not run and does not keep the rounds going; a task
+    that finds nothing keeps them going (more text may fill it) and, the input read, gets the
+    n/a entry of a plain extract over the same shards, with no file in either."""
+    from tests.extract.test_extract import NoParams
+    from xprobe.tasks.base import TaskSpec
+
+    profile = tmp_path / "en-na.toml"
+    en = (Path(__file__).parents[2] / "languages" / "en.toml").read_text(encoding="utf-8")
+    na_table = '[tasks.coordination_inversion]\napplicable = false\nreason = "test"\n'
+    profile.write_text(en + "\n" + na_table, encoding="utf-8")
+    never = TaskSpec("Never", "never", ("a", "b"), NoParams, lambda s, ctx, rng: None)
+    cc = config([dump], tmp_path / "parsed", tiny_model, shard_size=10)
+    cfg = ExtractConfig(lang=str(profile), out=tmp_path / "p", inputs=[], sizes=(20, 4, 4),
+                        tasks=["BShift", "CoordInv"], allow_partial=True)  # fmt: skip
+    man = build_language(cc, cfg, Rounds(first=10))
+    assert man["rounds"]["done"][-1]["partial"] == [] and not man["rounds"]["done"][-1]["exhausted"]
+    na = man["tasks"]["coordination_inversion"]
+    assert na["applicable"] is False and na["decided_by"] == "profile" and na["reason"] == "test"
+    assert sorted(files(tmp_path / "p")) == ["bigram_shift.txt"]
+    # a task that finds nothing: every round is partial until the input ends
+    with_never = ExtractConfig(
+        **{**cfg.__dict__, "out": tmp_path / "q", "tasks": ["BShift", never]}
+    )
+    man = build_language(cc, with_never, Rounds(first=10))
+    done = man["rounds"]["done"]
+    assert all("Never" in r["partial"] for r in done) and done[-1]["partial"] == ["Never"]
+    assert done[-1]["exhausted"] and done[-1]["next"] is None
+    never_entry = man["tasks"]["never"]
+    assert never_entry["applicable"] is False and never_entry["decided_by"] == "extract"
+    assert "no sentence passes the rule of Never" in never_entry["reason"]
+    assert sorted(files(tmp_path / "q")) == ["bigram_shift.txt"]
+    shards = [str(p) for p in sorted((tmp_path / "parsed").glob("shard-*"))]
+    ref = extract(ExtractConfig(**{**with_never.__dict__, "out": tmp_path / "r", "inputs": shards}))
+    assert ref["tasks"]["never"] == never_entry and ref["task_order"] == man["task_order"]
+    assert files(tmp_path / "r") == files(tmp_path / "q")
+    # without --allow-partial the task that found nothing is an error, as in a plain extract
+    strict = ExtractConfig(**{**with_never.__dict__, "out": tmp_path / "s", "allow_partial": False})
+    with pytest.raises(XProbeError, match=r"never: no sentence passes the rule of Never"):
+        build_language(cc, strict, Rounds(first=10))

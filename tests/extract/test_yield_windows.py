@@ -33,34 +33,53 @@ def test_yield_and_projection_by_hand(tmp_path: Path, corpus: Path) -> None:
     in_range = [s for s in sents if 5 <= len(s.tokens) <= 28]
     zebras = [s for s in in_range if "zebra" in s.tokens]
     assert len(sents) == 400 and len(zebras) == 4  # the four marked sentences are usable
-    m = run(tmp_path, corpus, [RARE, PARITY], sizes=(10, 2, 2), allow_partial=True)
+    m = run(tmp_path, corpus, [RARE, PARITY], sizes=(6, 2, 2), allow_partial=True)
     rare, parity = m["tasks"]["rare"], m["tasks"]["parity"]
     # Rare: 4 candidates in 400 parsed sentences = 10,000 per million; all 4 written (one
-    # label, no keys), 10 short of 14: at 4 lines per 400 sentences, 10 more lines need
-    # 10 x 400 / 4 = 1,000 more sentences
+    # label, no keys; 2/1/1), 6 short of 10: at 4 lines per 400 sentences, 6 more lines need
+    # 6 x 400 / 4 = 600 more sentences
     assert rare["sentences"]["taken"] == 4
     assert rare["yield"] == {
         "parsed_sentences": 400,
         "candidates_per_million": 10_000.0,
         "lines_per_million": 10_000.0,
-        "more_sentences_needed": 1_000,
+        "more_sentences_needed": 600,
     }
-    # Parity: every in-range sentence is a candidate; 14 lines written, filled, no projection
+    # Parity: every in-range sentence is a candidate; 10 lines written, filled, no projection
     assert parity["yield"] == {
         "parsed_sentences": 400,
         "candidates_per_million": len(in_range) * 1e6 / 400,
-        "lines_per_million": 35_000.0,
+        "lines_per_million": 25_000.0,
     }
     assert yield_lines(m) == [
-        "Rare: 4 of 14; about 1,000 more sentences needed",
-        "Parity: 14 of 14 (35,000 lines per million parsed sentences)",
+        "Rare: 4 of 10; about 600 more sentences needed",
+        "Parity: 10 of 10 (25,000 lines per million parsed sentences)",
     ]
 
 
+def test_a_task_shrunk_too_far_is_na_without_a_yield(tmp_path: Path, corpus: Path) -> None:
+    """At 10/2/2 Rare's 4 lines would be 3/1/0: te empty, so (issue 20) it does not apply; its
+    entry has a reason and no yield, and the summary names it after the tasks written."""
+    m = run(tmp_path, corpus, [RARE, PARITY], sizes=(10, 2, 2), allow_partial=True)
+    rare = m["tasks"]["rare"]
+    assert rare["applicable"] is False and "yield" not in rare
+    assert "too small" in rare["reason"] and not (tmp_path / "rare.txt").exists()
+    assert yield_lines(m) == [
+        "Parity: 14 of 14 (35,000 lines per million parsed sentences)",
+        f"Rare: n/a ({rare['reason']})",
+    ]
+    assert yield_lines(m, na=False) == yield_lines(m)[:1]
+
+
 def test_check_prints_the_projection(tmp_path: Path, corpus: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    run(tmp_path, corpus, [RARE], sizes=(10, 2, 2), allow_partial=True)
-    assert main(["extract", "--check", str(tmp_path)]) == 1  # te is empty: 4 lines are 3/1/0
-    assert "Rare: 4 of 14; about 1,000 more sentences needed" in capsys.readouterr().out
+    run(tmp_path, corpus, [RARE], sizes=(6, 2, 2), allow_partial=True)
+    assert main(["extract", "--check", str(tmp_path)]) == 0  # 2/1/1: warnings, no problem
+    assert "Rare: 4 of 10; about 600 more sentences needed" in capsys.readouterr().out
+    # at 10/2/2 (4 lines are 3/1/0, te empty) Rare does not apply: listed once, by file
+    run(tmp_path / "na", corpus, [RARE], sizes=(10, 2, 2), allow_partial=True)
+    assert main(["extract", "--check", str(tmp_path / "na")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("n/a (the corpus is too small") == 1 and "rare: n/a (" in out
 
 
 def test_amounts_and_the_issue_figures() -> None:

@@ -57,7 +57,10 @@ DEFAULTS = {
         {"min_depth": 3, "max_depth": 7, "length_bins": (5, 9, 13, 17, 21, 26)},
     ),
     "BShift": ("bigram_shift", {}),
-    "Tense": ("past_present", {"min_freq": 100, "max_freq": 5000, "rule": "finite", **RELATIVE}),
+    "Tense": (
+        "past_present",
+        {"min_freq": 100, "max_freq": 5000, "rule": "finite", **RELATIVE, "past_markers": ()},
+    ),
     "SubjNum": ("subj_number", {"min_freq": 100, "max_freq": 5000, **RELATIVE}),
     "ObjNum": ("obj_number", {"min_freq": 100, "max_freq": 5000, **RELATIVE}),
     "SOMO": (

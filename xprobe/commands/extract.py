@@ -153,16 +153,17 @@ def _add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--min-tokens",
         type=int,
-        default=5,
+        default=None,
         metavar="N",
-        help="shortest sentence used, in surface tokens (default 5)",
+        help="shortest sentence used, in surface tokens (default: the profile's, else 5; "
+        'a profile with length = "auto" derives it from the corpus, docs/languages.md)',
     )
     parser.add_argument(
         "--max-tokens",
         type=int,
-        default=28,
+        default=None,
         metavar="N",
-        help="longest sentence used, in surface tokens (default 28)",
+        help="longest sentence used, in surface tokens (default: the profile's, else 28)",
     )
     parser.add_argument(
         "--progress",
@@ -223,10 +224,12 @@ def _take_files_from_tasks(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.check is not None:
-        from xprobe.extract.check import check_probing_dir
+        from xprobe.extract.check import check_probing_dir, not_applicable
 
         warnings: list[str] = []
         problems = check_probing_dir(args.check, warnings)
+        for file, reason in not_applicable(args.check).items():
+            print(f"{file}: n/a ({reason})")
         for p in problems:
             print(p)
         for w in warnings:
@@ -279,12 +282,14 @@ def run(args: argparse.Namespace) -> int:
             return e.exit_status
     else:
         manifest = extract(config)
-    partial = [t for t, e in manifest["tasks"].items() if e["partial"]]
+    partial = [t for t, e in manifest["tasks"].items() if e.get("partial")]
+    na = {t: e["reason"] for t, e in manifest["tasks"].items() if e.get("applicable") is False}
     log.info(
-        "wrote %d task file(s) to %s%s",
-        len(manifest["tasks"]),
+        "wrote %d task file(s) to %s%s%s",
+        len(manifest["tasks"]) - len(na),
         args.out,
         f"; partial: {', '.join(partial)}" if partial else "",
+        f"; not applicable: {', '.join(na)}" if na else "",
     )
     return 0
 
@@ -298,7 +303,17 @@ def _yield_summary(directory: Path) -> list[str]:
         manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    return yield_lines(manifest)
+    return yield_lines(manifest, na=False)  # the n/a tasks are listed above, by file
+
+
+def _corpus_window(args: argparse.Namespace) -> tuple[int, int]:
+    """The corpus stage's token window: what extract will use (xprobe.extract.length)."""
+    from xprobe.extract.length import corpus_window
+    from xprobe.languages import load_profile
+
+    p = load_profile(args.lang)
+    window = (p.min_tokens, p.max_tokens)
+    return corpus_window(p.length, window, (args.min_tokens, args.max_tokens))
 
 
 def _build_from_text(args: argparse.Namespace, config: object) -> dict:
@@ -306,6 +321,7 @@ def _build_from_text(args: argparse.Namespace, config: object) -> dict:
     from xprobe.corpus.pipeline import CorpusConfig
     from xprobe.extract.rounds import Rounds, build_language
 
+    window = _corpus_window(args)
     corpus = CorpusConfig(
         lang=args.lang,
         out=args.parsed,
@@ -313,7 +329,7 @@ def _build_from_text(args: argparse.Namespace, config: object) -> dict:
         model=args.model,
         workers=args.workers,
         shard_size=args.shard_size,
-        filters=FilterConfig(min_tokens=args.min_tokens, max_tokens=args.max_tokens),
+        filters=FilterConfig(min_tokens=window[0], max_tokens=window[1]),
         progress=bool(args.progress),
     )
     rounds = Rounds(first=args.first_round, limit=args.max_sentences)

@@ -266,11 +266,13 @@ def summary_table(records: list[dict]) -> str:
     import numpy as np
 
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    na = {(r["task"], r["classifier"]) for r in records if "not_applicable" in r}
+    records = [r for r in records if "not_applicable" not in r]  # a reason, no value
     for r in records:
         if r["split"] == "test":
             cells[(r["task"], r["classifier"])].append(100 * r["value"])
-    tasks = list(dict.fromkeys(t for t, _ in cells))
-    clfs = list(dict.fromkeys(c for _, c in cells))
+    tasks = list(dict.fromkeys([*(t for t, _ in cells), *(t for t, _ in sorted(na))]))
+    clfs = list(dict.fromkeys([*(c for _, c in cells), *(c for _, c in sorted(na))]))
     if any(r.get("layer") is not None for r in records):
         return layer_summary(records)
     lines = ["task".ljust(12) + "".join(c.rjust(14) for c in clfs)]
@@ -279,6 +281,7 @@ def summary_table(records: list[dict]) -> str:
         for c in clfs:
             v = cells.get((t, c))
             txt = "" if not v else f"{np.mean(v):.1f}" + (f"±{np.std(v):.1f}" if len(v) > 1 else "")
+            txt = "n/a" if (t, c) in na else txt
             row += txt.rjust(14)
         lines.append(row)
     return "\n".join(lines)

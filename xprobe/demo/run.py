@@ -54,7 +54,7 @@ def summary(out: Path, timings: dict[str, float]) -> dict[str, Any]:
     if results.exists():
         for line in results.read_text("utf-8").splitlines():
             rec = json.loads(line)
-            if rec.get("split") == "test":
+            if rec.get("split") == "test" and "value" in rec:  # n/a records carry no value
                 records.append(rec)
     table: dict[str, dict[str, float]] = {}
     for rec in records:

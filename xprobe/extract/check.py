@@ -5,7 +5,9 @@ then ``va``, then ``te``), labels from the task's label set, balanced classes pe
 counts, any remainder on the first labels), per-stratum balance where the manifest records
 strata, no sentence repeated within the task or (when the manifest says exclusive) shared with
 another task, lexical keys in one split only, and that counts and SHA-256 agree with the manifest.
-A provenance file, when present, must be aligned with the task file. A split asked for but empty,
+A provenance file, when present, must be aligned with the task file. A task the manifest marks
+not applicable (``"applicable": false``) must give a reason and have no file; it is listed among
+"n/a (reason)" by :func:`not_applicable`. A split asked for but empty,
 or holding one class only, is a problem; so are leftovers of a killed run (temporary ``.tmp``
 files, a stdin spool: :mod:`xprobe.extract.leftovers`). A split below a useful size is a warning.
 
@@ -27,7 +29,7 @@ from typing import Any
 
 from xprobe.extract.leftovers import find_leftovers, owner_alive
 
-__all__ = ["MIN_USEFUL", "check_probing_dir", "small_test_splits"]
+__all__ = ["MIN_USEFUL", "check_probing_dir", "not_applicable", "small_test_splits"]
 
 SPLITS = ("tr", "va", "te")
 MIN_USEFUL = 100  # lines a split needs to be worth probing on (see _usefulness)
@@ -52,6 +54,9 @@ def check_probing_dir(
     owner: dict[str, str] = {}
     exclusive = bool(manifest.get("exclusive", True))
     for file, entry in sorted(manifest.get("tasks", {}).items()):
+        if entry.get("applicable", True) is False:
+            _check_not_applicable(d, file, entry, problems)
+            continue
         texts = _check_task(d, file, entry, problems)
         if warnings is not None:
             warnings.extend(_usefulness(d / entry.get("file", f"{file}.txt"), entry))
@@ -61,6 +66,31 @@ def check_probing_dir(
                 if other != file:
                     problems.append(f"{file}: sentence also in {other}: {text[:60]!r}")
     return problems
+
+
+def not_applicable(directory: str | os.PathLike[str]) -> dict[str, str]:
+    """``{task file: reason}`` for the tasks the manifest marks not applicable (none when the
+    manifest is missing or unreadable: :func:`check_probing_dir` reports that)."""
+    try:
+        manifest = json.loads((Path(directory) / "manifest.json").read_text(encoding="utf-8"))
+        tasks = manifest.get("tasks", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {
+        f: str(e.get("reason") or "no reason given")
+        for f, e in sorted(tasks.items())
+        if isinstance(e, dict) and e.get("applicable", True) is False
+    }
+
+
+def _check_not_applicable(d: Path, file: str, entry: dict[str, Any], problems: list[str]) -> None:
+    """A task that does not apply: a reason, and no file left behind."""
+    reason = entry.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        problems.append(f"{d / 'manifest.json'}: {file} is not applicable but gives no reason")
+    for name in (f"{file}.txt", f"{file}.provenance.tsv"):
+        if (d / name).exists():
+            problems.append(f"{d / name}: present, but the manifest says {file} does not apply")
 
 
 def _check_task(d: Path, file: str, entry: dict[str, Any], problems: list[str]) -> set[str]:

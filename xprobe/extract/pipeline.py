@@ -37,22 +37,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xprobe import __version__
 from xprobe.errors import XProbeError
+from xprobe.extract import applicable
 from xprobe.extract.check import check_probing_dir, small_test_splits
 from xprobe.extract.leftovers import clean_leftovers
+from xprobe.extract.length import LengthPlan, apply_bins, bins_of, check_window, plan_length
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract.select import TaskResult, TaskRun, resolve
-from xprobe.extract.starved import annotate, exclusivity_notes, partial_note
+from xprobe.extract.starved import annotate, exclusivity_notes, note_text, partial_note
 from xprobe.extract.windows import WINDOW_MODES, resolve_all_windows
-from xprobe.extract.write import (
-    PROVENANCE_COLUMNS,
-    raise_unfilled,
-    task_manifest,
-    write_outputs,
-)
-from xprobe.extract.yields import task_yield, yield_lines
+from xprobe.extract.write import build_manifest, raise_unfilled, write_outputs
+from xprobe.extract.yields import yield_lines
 from xprobe.files import sha256_file
 from xprobe.languages import LanguageProfile, load_profile
 from xprobe.tasks import TASKS, Context, CorpusStats, TaskSpec, get_task, resolve_params
@@ -87,8 +83,8 @@ class ExtractConfig:
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
     on_error: str = "raise"
     provenance: bool = False
-    min_tokens: int = 5
-    max_tokens: int = 28
+    min_tokens: int | None = None  # None: the profile's (xprobe.extract.length), else 5
+    max_tokens: int | None = None  # None: the profile's, else 28
     pool_margin: float = 0.5
     windows: str = "auto"  # frequency windows: auto, absolute or per-million (windows.py)
     progress: bool | None = None  # None: a bar only on a terminal
@@ -112,10 +108,6 @@ def _validate(config: ExtractConfig) -> None:
     if len(config.sizes) != 3 or any(n < 0 for n in config.sizes):
         raise XProbeError(
             f"sizes must be three non-negative numbers (tr,va,te), got {config.sizes}"
-        )
-    if not 1 <= config.min_tokens <= config.max_tokens:
-        raise XProbeError(
-            f"token bounds {config.min_tokens}..{config.max_tokens}: need 1 <= min <= max"
         )
     if config.windows not in WINDOW_MODES:
         raise XProbeError(
@@ -151,13 +143,13 @@ def _task_params(specs: list[TaskSpec], profile: LanguageProfile, config: Extrac
 
 
 def _selection_pass(
-    cache: SentenceCache, names: list[str], runs: list[TaskRun], config: ExtractConfig
+    cache: SentenceCache, names: list[str], runs: list[TaskRun], config: ExtractConfig, lang: str
 ) -> dict[str, int]:
     """Pass 2: offer each sentence that passes the common filters to every task.
 
     The sentences of ``min_tokens``..``max_tokens`` tokens come from the frequency pass's
     cache, already parsed and checked."""
-    h_of = text_hasher(config.seed, runs[0].lang)
+    h_of = text_hasher(config.seed, lang)
     counts = {"in_length_range": cache.count, "whitespace_token": 0, "offered": 0}
     asks = [(run, run.candidate, run.ctx, run.rng, run.salt_rng) for run in runs]
     bar = _progress(config, "extract pass 2/2 (selection)", cache.count)
@@ -189,40 +181,92 @@ class Extraction:
     """Both passes done, nothing written yet: the selected sentences and the manifest to be.
 
     :meth:`write` writes the folder; :func:`xprobe.extract.rounds.build_language` looks at
-    :attr:`partial` to decide whether more text must be parsed first."""
+    :attr:`partial` to decide whether more text must be parsed first. ``results`` holds every
+    task run (the profile's n/a tasks are not run; their manifest entries are final);
+    ``found``: the tasks extract found with nothing to write (no candidate, one label), which
+    :meth:`write` makes n/a entries (or refuses, without ``allow_partial``), as it does the
+    tasks shrunk too far with ``allow_partial`` (:func:`xprobe.extract.applicable.too_small`).
+    """
 
     config: ExtractConfig
-    lang: str
+    profile: LanguageProfile
     results: list[TaskResult]
     manifest: dict[str, Any]
-    notes: dict[str, Any] = field(default_factory=dict)  # exclusivity notes (starved.py)
+    found: dict[str, str] = field(default_factory=dict)
+    notes: dict[int, Any] = field(default_factory=dict)  # exclusivity notes (starved.py)
+
+    @property
+    def lang(self) -> str:
+        return self.profile.code
 
     @property
     def partial(self) -> list[str]:
-        """Names of the tasks that could not be filled."""
-        return [r.run.spec.name for r in self.results if r.partial]
+        """Names of the tasks that could not be filled (found n/a so far included: more text
+        may fill them)."""
+        return [r.run.spec.name for r in self.results if r.partial or r.run.spec.file in self.found]
 
     def write(self) -> dict[str, Any]:
-        """Raise for an unfilled task (unless ``allow_partial``), else write ``config.out``."""
-        c = self.config
-        raise_unfilled(self.results, c.allow_partial, c.exclusive)
-        out, inputs = Path(c.out), list(c.inputs)
-        write_outputs(out, self.results, self.manifest, inputs, c.seed, self.lang, c.provenance)
-        for res in self.results:
+        """Decide the n/a tasks, raise for an unfilled task (unless ``allow_partial``), else
+        write ``config.out`` (no file for an n/a task)."""
+        c, manifest = self.config, self.manifest
+        na = dict(self.found)
+        if c.allow_partial:
+            na.update(self._too_small(na))
+        applicable.raise_undeclared(na, self.profile, c.allow_partial)
+        results = [r for r in self.results if r.run.spec.file not in na]
+        raise_unfilled(results, c.allow_partial, c.exclusive)
+        for r in self.results:
+            if r.run.spec.file in na:
+                manifest["tasks"][r.run.spec.file] = _found_entry(r, na, manifest)
+        manifest["task_order"] = [f for f in manifest["task_order"] if f not in na]
+        if small := small_test_splits(manifest):
+            manifest["warnings"] = small
+        drop = sorted(f for f, e in manifest["tasks"].items() if e.get("applicable") is False)
+        write_outputs(
+            Path(c.out), results, manifest, list(c.inputs), c.seed, self.lang, c.provenance,
+            drop=drop,
+        )  # fmt: skip
+        for res in results:
             level, why = partial_note(res, self.notes)
             log.log(level, "%s: %d lines%s", res.run.spec.name, sum(map(len, res.picked)), why)
-        for line in self.manifest.get("warnings", []):
+        for line in manifest.get("warnings", []):
             log.warning("%s", line)
-        for line in yield_lines(self.manifest):
+        for line in yield_lines(manifest):
             log.info("%s", line)
-        return self.manifest
+        return manifest
+
+    def _too_small(self, na: dict[str, str]) -> dict[str, str]:
+        """The tasks shrunk below one line per class, each reason with what rarer tasks took
+        from it first where exclusivity starved it (and whether --no-exclusive would fill it)."""
+        small = applicable.too_small(self.results, na)
+        for r in self.results:
+            note = self.notes.get(r.run.index)
+            if r.run.spec.file in small and note is not None:
+                small[r.run.spec.file] += f"; {note_text(note)}"
+        for r in self.results:
+            if r.run.spec.file in small:
+                log.warning("%s: not applicable to this corpus: %s", r.run.spec.name,
+                            small[r.run.spec.file])  # fmt: skip
+        return small
+
+
+def _found_entry(res: TaskResult, na: dict[str, str], manifest: dict[str, Any]) -> dict[str, Any]:
+    """The n/a entry of a task extract ran and found not to apply (its params and windows kept)."""
+    f = res.run.spec.file
+    ran = manifest["tasks"][f]
+    entry = applicable.na_entry(res.run.spec, na[f], "extract", ran.get("params"))
+    if "windows" in ran:
+        entry["windows"] = ran["windows"]
+    return entry
 
 
 def extract(config: ExtractConfig) -> dict[str, Any]:
     """Run both passes and write ``config.out``; returns the manifest.
 
     Raises :class:`XProbeError` when a task cannot be filled (unless ``allow_partial``), naming
-    per split and class what was found and what was needed.
+    per split and class what was found and what was needed. A task that does not apply (the
+    profile says so, or it finds nothing it could write: :mod:`xprobe.extract.applicable`) gets
+    no file and a manifest entry with its reason.
     """
     return run_extraction(config).write()
 
@@ -232,41 +276,80 @@ def run_extraction(config: ExtractConfig) -> Extraction:
     _validate(config)
     profile = load_profile(config.lang)
     specs = _select_tasks(config.tasks)
-    params = _task_params(specs, profile, config)
+    na = applicable.declared(profile, specs)
+    params = {f: p for f, p in _task_params(specs, profile, config).items() if f not in na}
     out = Path(config.out)
-    names = ["<stdin>" if p == "-" else p for p in config.inputs]
     clean_leftovers(out)
+    with spool_stdin(config.inputs, out) as paths:
+        length = plan_length(
+            profile.length,
+            (profile.min_tokens, profile.max_tokens),
+            (config.min_tokens, config.max_tokens),
+            paths,
+        )
+        check_window(length)
+        apply_bins(params, length, profile.tasks, config.params)
+        run_specs = [s for s in specs if s.file not in na]
+        results, found, windows, notes, parts = _run_passes(
+            config, profile, run_specs, params, length, paths
+        )
+    manifest = build_manifest(config, profile, results, params, *parts)
+    manifest["common"] = {"min_tokens": length.min_tokens, "max_tokens": length.max_tokens}
+    manifest["length"] = length.manifest(bins_of(params))
+    for file, how in windows.items():
+        manifest["tasks"][file]["windows"] = how
+    by_file = {s.file: s for s in specs}
+    for f, reason in sorted(na.items()):
+        log.info("%s: n/a, the profile says: %s", f, reason)
+        manifest["tasks"][f] = applicable.na_entry(by_file[f], reason, "profile")
+    annotate(manifest, results, notes)
+    return Extraction(config, profile, results, manifest, found, notes)
+
+
+def _run_passes(
+    config: ExtractConfig,
+    profile: LanguageProfile,
+    run_specs: list[TaskSpec],
+    params: dict[str, Any],
+    length: LengthPlan,
+    paths: list[str],
+) -> tuple[
+    list[TaskResult],
+    dict[str, str],
+    dict[str, dict[str, Any]],
+    dict[int, Any],
+    tuple[ReadStats, CorpusStats, dict[str, int], list[dict]],
+]:
+    """Both passes and the resolution; returns the results, the tasks found with nothing to
+    write (``{file: reason}``, :func:`xprobe.extract.applicable.detect`), the frequency windows
+    used (``params`` resolved in place), the exclusivity notes of short tasks
+    (:mod:`xprobe.extract.starved`) and (reader stats, corpus stats, pass counts, inputs)."""
+    names = ["<stdin>" if p == "-" else p for p in config.inputs]
     with (
-        spool_stdin(config.inputs, out) as paths,
-        SentenceCache(config.min_tokens, config.max_tokens, out) as cache,
+        SentenceCache(length.min_tokens, length.max_tokens, Path(config.out)) as cache,
         _tables_kept_from_gc(),
     ):
         read = ReadStats()
         with _gc_paused():
             with _progress(config, "extract pass 1/2 (frequencies)") as bar:
-                bigrams = any(s.uses_bigrams for s in specs)
+                bigrams = any(s.uses_bigrams for s in run_specs)
                 stats, read = count_corpus(paths, bigrams, config.on_error, read, bar, names, cache)
             _note_duplicates(stats)
-            windows = resolve_all_windows(specs, params, stats.tokens, config.windows)
-            runs = _prepare_runs(specs, profile, params, stats, config)
-            # the tables and indexes, from now on outside the collector's generations (frozen
-            # before it is back on, or its first collection would walk them all)
-            gc.freeze()
-        counts = _selection_pass(cache, names, runs, config)
+            windows = resolve_all_windows(run_specs, params, stats.tokens, config.windows)
+            runs = _prepare_runs(run_specs, profile, params, stats, config)
+            gc.freeze()  # the tables and indexes, from now on outside the collector's view
+        counts = _selection_pass(cache, names, runs, config, profile.code)
         results = resolve(runs, config.exclusive)
         notes = exclusivity_notes(results) if config.exclusive else {}
-        results = _top_up(cache, names, results, config)
-        inputs = [
-            {"path": given, "sha256": sha256_file(p)}
-            for given, p in zip(config.inputs, paths, strict=True)
-        ]
-    manifest = _manifest(config, profile, results, params, read, stats, counts, inputs)
-    for file, how in windows.items():
-        manifest["tasks"][file]["windows"] = how
-    annotate(manifest, results, notes)
-    if small := small_test_splits(manifest):
-        manifest["warnings"] = small
-    return Extraction(config, profile.code, results, manifest, notes)
+        results = _top_up(cache, names, results, config, profile.code)
+        sentences = (s for _, _, s in cache.sentences(names))
+        window = (length.min_tokens, length.max_tokens)
+        found = applicable.detect(results, sentences, window, cache.count, allow_partial=False)
+    inputs = [
+        {"path": given, "sha256": sha256_file(p)}
+        for given, p in zip(config.inputs, paths, strict=True)
+    ]
+    return results, found, windows, notes, (read, stats, counts, inputs)
 
 
 def _note_duplicates(stats: CorpusStats) -> None:
@@ -341,6 +424,7 @@ def _top_up(
     names: list[str],
     results: list[TaskResult],
     config: ExtractConfig,
+    lang: str,
     rounds: int = 2,
 ) -> list[TaskResult]:
     """Re-run the selection pass for tasks that fell short although their pools overflowed.
@@ -374,59 +458,7 @@ def _top_up(
                 )
             )
         log.info("selection pass again for %s", ", ".join(r.spec.name for r in runs))
-        _selection_pass(cache, names, runs, config)
+        _selection_pass(cache, names, runs, config, lang)
         fresh = {r.index: r for r in runs}
         results = resolve([fresh.get(r.run.index, r.run) for r in results], config.exclusive)
     return results
-
-
-def _manifest(
-    config: ExtractConfig,
-    profile: LanguageProfile,
-    results: list[TaskResult],
-    params: dict[str, Any],
-    read: ReadStats,
-    stats: CorpusStats,
-    counts: dict[str, int],
-    inputs: list[dict[str, str]],
-) -> dict[str, Any]:
-    tasks = {
-        r.run.spec.file: task_manifest(r, stats.sentences, _jsonable(params[r.run.spec.file]))
-        for r in results
-    }
-    for entry in tasks.values():
-        entry["yield"] = task_yield(
-            sum(entry["sizes"].values()),
-            entry["sentences"]["taken"],
-            entry["sentences"]["eligible"],
-            read.sentences,
-        )
-    return {
-        "xprobe_version": __version__,
-        "language": profile.code,
-        "variant": profile.variant,
-        "seed": config.seed,
-        "sizes": {"tr": config.sizes[0], "va": config.sizes[1], "te": config.sizes[2]},
-        "exclusive": config.exclusive,
-        "allow_partial": config.allow_partial,
-        "common": {"min_tokens": config.min_tokens, "max_tokens": config.max_tokens},
-        "windows": config.windows,
-        "inputs": inputs,
-        "reader": {"on_error": config.on_error, **read.as_dict()},
-        "corpus": {
-            "sentences": stats.sentences,
-            "duplicates": stats.duplicates,
-            "tokens": stats.tokens,
-            "forms": len(stats.forms),
-            "bigrams": len(stats.bigrams),
-            **counts,
-        },
-        "provenance_columns": list(PROVENANCE_COLUMNS) if config.provenance else [],
-        "task_order": [r.run.spec.file for r in sorted(results, key=lambda r: r.rank)],
-        "tasks": tasks,
-    }
-
-
-def _jsonable(params: Any) -> dict[str, Any]:
-    values = dataclasses.asdict(params) if dataclasses.is_dataclass(params) else dict(params)
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}

@@ -82,12 +82,13 @@ def _whole_shards(n: int, shard: int) -> int:
 
 
 def next_target(target: int, parsed: int, manifest: dict[str, Any], rounds: Rounds) -> int:
-    """The kept sentences the next round parses (before rounding to shards and the limit)."""
+    """The kept sentences the next round parses (before rounding to shards and the limit).
+    Entries without ``partial`` or ``yield`` (tasks the profile declares n/a) are skipped."""
     grown = math.ceil(target * rounds.growth)
     needs = [
         e["yield"]["more_sentences_needed"]
         for e in manifest["tasks"].values()
-        if e["partial"] and e["yield"].get("more_sentences_needed") is not None
+        if e.get("partial") and e.get("yield", {}).get("more_sentences_needed") is not None
     ]
     projected = math.ceil((parsed + max(needs)) * rounds.margin) if needs else 0
     return max(min(projected, math.ceil(target * rounds.max_growth)), grown, target + 1)

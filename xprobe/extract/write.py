@@ -16,20 +16,27 @@ File formats:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import math
 import os
 from pathlib import Path
 from typing import Any
 
+from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.extract.pools import SPLITS
 from xprobe.extract.select import Picked, TaskResult
+from xprobe.extract.yields import task_yield
 from xprobe.files import atomic_write, rng, write_json
+from xprobe.tasks.base import CorpusStats
+from xprobe.ud import ReadStats
 
 __all__ = [
     "MANIFEST",
     "PROVENANCE_COLUMNS",
+    "build_manifest",
+    "jsonable",
     "length_label_correlation",
     "raise_unfilled",
     "write_outputs",
@@ -149,11 +156,17 @@ def write_outputs(
     seed: int,
     lang: str,
     provenance: bool,
+    drop: list[str] | tuple[str, ...] = (),
 ) -> None:
-    """Write every task file (and provenance), then the manifest; fills in file digests."""
+    """Write every task file (and provenance), then the manifest; fills in file digests.
+    ``drop``: task files not to leave behind (tasks that do not apply), removed if present."""
     out.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(out / MANIFEST)
+    for file in drop:
+        for name in (f"{file}.txt", f"{file}.provenance.tsv"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(out / name)
     for res in results:
         info = _write_task(out, res, inputs, seed, lang, provenance)
         manifest["tasks"][res.run.spec.file].update(info)
@@ -162,6 +175,58 @@ def write_outputs(
                 f"{res.run.spec.file}.provenance.tsv"
             )
     write_json(out / MANIFEST, manifest)
+
+
+def build_manifest(
+    config: Any,
+    profile: Any,
+    results: list[TaskResult],
+    params: dict[str, Any],
+    read: ReadStats,
+    stats: CorpusStats,
+    counts: dict[str, int],
+    inputs: list[dict[str, str]],
+) -> dict[str, Any]:
+    """The manifest of a run (``config``: its ExtractConfig), task files not yet hashed."""
+    tasks = {
+        r.run.spec.file: task_manifest(r, stats.sentences, jsonable(params[r.run.spec.file]))
+        for r in results
+    }
+    for entry in tasks.values():
+        entry["yield"] = task_yield(
+            sum(entry["sizes"].values()),
+            entry["sentences"]["taken"],
+            entry["sentences"]["eligible"],
+            read.sentences,
+        )
+    return {
+        "xprobe_version": __version__,
+        "language": profile.code,
+        "variant": profile.variant,
+        "seed": config.seed,
+        "sizes": {"tr": config.sizes[0], "va": config.sizes[1], "te": config.sizes[2]},
+        "exclusive": config.exclusive,
+        "allow_partial": config.allow_partial,
+        "windows": config.windows,
+        "inputs": inputs,
+        "reader": {"on_error": config.on_error, **read.as_dict()},
+        "corpus": {
+            "sentences": stats.sentences,
+            "duplicates": stats.duplicates,
+            "tokens": stats.tokens,
+            "forms": len(stats.forms),
+            "bigrams": len(stats.bigrams),
+            **counts,
+        },
+        "provenance_columns": list(PROVENANCE_COLUMNS) if config.provenance else [],
+        "task_order": [r.run.spec.file for r in sorted(results, key=lambda r: r.rank)],
+        "tasks": tasks,
+    }
+
+
+def jsonable(params: Any) -> dict[str, Any]:
+    values = dataclasses.asdict(params) if dataclasses.is_dataclass(params) else dict(params)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
 
 
 def raise_unfilled(results: list[TaskResult], allow_partial: bool, exclusive: bool) -> None:

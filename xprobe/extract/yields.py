@@ -62,8 +62,9 @@ def projection_line(name: str, asked: int, written: int, entry: dict[str, Any]) 
     return head + f"; about {amount(need)} more sentences needed"
 
 
-def yield_lines(manifest: dict[str, Any]) -> list[str]:
-    """The summary of a probing folder's manifest: one line per task, rarest first."""
+def yield_lines(manifest: dict[str, Any], na: bool = True) -> list[str]:
+    """The summary of a probing folder's manifest: one line per task, rarest first, then (with
+    ``na``) the tasks that do not apply (``Tense: n/a (reason)``; they have no yield)."""
     tasks = manifest.get("tasks", {})
     order = manifest.get("task_order") or sorted(tasks)
     lines = []
@@ -74,4 +75,7 @@ def yield_lines(manifest: dict[str, Any]) -> list[str]:
         asked = sum(e.get("sizes", {}).values())
         written = e.get("sentences", {}).get("taken", 0)
         lines.append(projection_line(e.get("task", file), asked, written, e["yield"]))
+    for file, e in sorted(tasks.items()) if na else ():
+        if isinstance(e, dict) and e.get("applicable") is False:
+            lines.append(f"{e.get('task', file)}: n/a ({e.get('reason', 'no reason given')})")
     return lines

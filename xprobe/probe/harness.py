@@ -34,9 +34,10 @@ from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.checks import check_finite, check_npy, check_one_class, check_sets
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.coverage import vocab_coverage, warn_low_coverage
-from xprobe.probe.datasets import ProbingSet, ensure_train, load_probing_dir
+from xprobe.probe.datasets import ProbingSet, dir_language, ensure_train, load_probing_dir
 from xprobe.probe.design import warn_few_per_class
 from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
+from xprobe.probe.not_applicable import na_records, split_na
 from xprobe.probe.provenance import encoder_fields, partial_tasks
 from xprobe.probe.records import append_records, pack_correct, read_records, record_key
 
@@ -122,12 +123,15 @@ def run_probe(
     needs_encoder = any(c in EMBEDDING_CLASSIFIERS for c in opts.classifiers)
     if needs_encoder and encoder is None:
         raise XProbeError("--encoder is required for classifiers " + ", ".join(opts.classifiers))
-    sets = [
-        ensure_train(ps)
-        for ps in load_probing_dir(data_dir, opts.layout, opts.tasks, opts.language)
-    ]
+    na, wanted = split_na(data_dir, opts.tasks)
+    loaded = [] if wanted == [] else load_probing_dir(data_dir, opts.layout, wanted, opts.language)
+    sets = [ensure_train(ps) for ps in loaded]
     # checked and rid of va/te sentences seen in training first, then capped
-    sets = [cap_eval(ps, opts.max_dev, opts.max_test) for ps in check_sets(data_dir, sets)]
+    sets = (
+        [cap_eval(ps, opts.max_dev, opts.max_test) for ps in check_sets(data_dir, sets)]
+        if sets
+        else []
+    )
     one_class = {ps.file: check_one_class(ps, opts.allow_one_class) for ps in sets}
     dataset = opts.dataset or Path(data_dir).resolve().parent.name
     if isinstance(encoder, str):
@@ -151,6 +155,7 @@ def run_probe(
     if skipped:
         log.info("%d (task, classifier, seed) already recorded in %s: skipped", skipped, out)
     written: list[dict[str, Any]] = []
+    written.extend(_na_records(na, ctx, opts, data_dir, out))
     for ps in sets:
         units = [u for u in todo if u.ps is ps]
         if not units:
@@ -160,6 +165,19 @@ def run_probe(
         written.extend(records)
         ctx.forget()  # one task's embeddings in memory at a time
     return written
+
+
+def _na_records(na: dict, ctx: Any, opts: ProbeOptions, data_dir: Any, out: Any) -> list[dict]:
+    """Write (and return) the records of the tasks the data's manifest marks not applicable."""
+    if not na:
+        return []
+    fields = {"encoder": ctx.name, "dataset": ctx.dataset, "grid": opts.grid,
+              "max_train": opts.max_train,
+              "language": opts.language or dir_language(data_dir)}  # fmt: skip
+    recs = na_records(na, opts.classifiers, BASELINES, fields, ctx.encoder_id)
+    if append_records(out, recs, replace=opts.force):
+        log.info("n/a: %s", "; ".join(f"{n} ({r})" for n, r in na.values()))
+    return recs
 
 
 class _Context:

@@ -5,7 +5,9 @@
   ``teacher``: the teacher's folder name), read from the checkpoint's ``config.json``, so the
   report can pair a student with its teacher whatever either folder is called;
 * :func:`partial_tasks`: the task files that ``extract`` could fill only partly
-  (``manifest.json``: ``tasks.<file>.partial``).
+  (``manifest.json``: ``tasks.<file>.partial``);
+* :func:`not_applicable_tasks`: the tasks that do not apply to the language, with the reason
+  (``manifest.json``: ``tasks.<file>.applicable`` false).
 
 Example::
 
@@ -19,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["encoder_fields", "partial_tasks"]
+__all__ = ["encoder_fields", "not_applicable_tasks", "partial_tasks"]
 
 
 def encoder_fields(spec: Any) -> dict[str, str]:
@@ -49,3 +51,19 @@ def partial_tasks(data_dir: str | os.PathLike[str]) -> set[str]:
         return set()
     return {f.split(".")[0] for f, entry in tasks.items()
             if isinstance(entry, dict) and entry.get("partial")}  # fmt: skip
+
+
+def not_applicable_tasks(data_dir: str | os.PathLike[str]) -> dict[str, tuple[str, str]]:
+    """``{file stem: (task name, reason)}`` for the tasks the manifest marks not applicable."""
+    p = Path(data_dir) / "manifest.json"
+    if not p.is_file():
+        return {}
+    try:
+        tasks = json.loads(p.read_text(encoding="utf-8")).get("tasks", {})
+    except (json.JSONDecodeError, AttributeError):
+        return {}
+    return {
+        f: (str(e.get("task") or f), str(e.get("reason") or "no reason given"))
+        for f, e in sorted(tasks.items())
+        if isinstance(e, dict) and e.get("applicable", True) is False
+    }

@@ -39,9 +39,11 @@ from xprobe.files import atomic_write, read_lines
 __all__ = [
     "FIELDS",
     "KEY_FIELDS",
+    "NA_FIELDS",
     "OPTIONAL_FIELDS",
     "PER_RUN_FIELDS",
     "append_records",
+    "is_not_applicable",
     "pack_correct",
     "read_records",
     "record_key",
@@ -121,10 +123,39 @@ SPLITS = ("dev", "test")
 METRICS = ("accuracy",)
 
 
+# A task that does not apply to the language (the data's manifest: "applicable": false) gets one
+# record per (encoder, classifier) saying so, instead of a number: these fields only.
+_NA_KEPT = ("encoder", "encoder_id", "dataset", "language", "task", "classifier", "seed",
+            "split", "metric", "dataset_hash", "grid", "max_train", "version")  # fmt: skip
+NA_FIELDS: dict[str, type | tuple[type, ...]] = {
+    **{k: FIELDS[k] for k in _NA_KEPT},
+    "not_applicable": str,
+}
+
+
+def is_not_applicable(rec: dict[str, Any]) -> bool:
+    """Whether a record says its task does not apply (it carries a reason, no value)."""
+    return "not_applicable" in rec
+
+
+def _validate_na(rec: dict[str, Any]) -> list[str]:
+    problems = [f"missing field {k!r}" for k in NA_FIELDS if k not in rec]
+    problems += [f"unknown field {k!r} in a not_applicable record" for k in rec
+                 if k not in NA_FIELDS]  # fmt: skip
+    for k, typ in NA_FIELDS.items():
+        if k in rec and not isinstance(rec[k], typ):
+            problems.append(f"{k} must be {_typename(typ)}, not {type(rec[k]).__name__}")
+    if not problems and not rec["not_applicable"].strip():
+        problems.append("not_applicable must give the reason")
+    return problems
+
+
 def validate_record(rec: Any) -> list[str]:
     """The problems of a record (empty when valid): missing/unknown fields, wrong types, ranges."""
     if not isinstance(rec, dict):
         return ["a record must be a JSON object"]
+    if is_not_applicable(rec):
+        return _validate_na(rec)
     problems = [f"missing field {k!r}" for k in FIELDS if k not in rec]
     problems += [
         f"unknown field {k!r}" for k in rec if k not in FIELDS and k not in OPTIONAL_FIELDS

@@ -158,8 +158,8 @@ def _table(records: Iterable[dict[str, Any]]):
     acc: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     studies = set()
     for r in records:
-        if r["split"] != "test" or r["encoder"] == "baseline":
-            continue
+        if r["split"] != "test" or r["encoder"] == "baseline" or "not_applicable" in r:
+            continue  # baselines and tasks that do not apply (a reason, no value) rank nothing
         studies.add(study_key(r))
         acc[_setting(r)][r["task"]][r["encoder"]].append(r["value"])
     if len(studies) > 1:

@@ -42,6 +42,7 @@ from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
 from xprobe.report.group import Experiment, group_experiments, setting_label
 from xprobe.report.layers import write_layer_report
+from xprobe.report.na import add_na_columns, na_section, split_records
 from xprobe.report.notes import data_notes
 from xprobe.report.stats import MIN_TEST
 from xprobe.report.tables import (
@@ -173,7 +174,7 @@ def write_report(
     xnli: str | os.PathLike[str] | None = None,
 ) -> list[Path]:
     """Write every table and figure for ``records`` into ``out_dir``; return the paths written."""
-    records = list(records)
+    records, na = split_records(records)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     from xprobe.report.stats import Stats
@@ -185,8 +186,8 @@ def write_report(
         raise XProbeError("no test-split accuracy records to report")
     written: list[Path] = []
     sections = ["# Probing report\n", HOW_TO_READ]
-    written += _main_tables(tables, out, sections, stats)
-    written += _baselines(exps, out, sections, stats)
+    written += _main_tables(tables, out, sections, stats, na)
+    written += _baselines(exps, out, sections, stats, na)
     written += _relative_all(tables, out, reference, sections, stats)
     written += _table1_all(tables, out, sections)
     written += _datasets_figures(tables, out, reference, sections)
@@ -194,7 +195,7 @@ def write_report(
         written += _xnli(tables, load_xnli(xnli), out, sections)
     written += _stability(records, out, sections)
     written += write_layer_report(records, out, reference, sections)  # records with a layer
-    sections += data_notes(records)
+    sections += data_notes(records) + na_section(na)
     with atomic_write(out / "report.md") as f:
         f.write("\n".join(sections))
     written.append(out / "report.md")
@@ -213,7 +214,7 @@ def _multi(tables: list[Table]) -> dict[tuple[str, str], list[str]]:
     return out
 
 
-def _main_tables(tables: list[Table], out: Path, sections: list[str], stats) -> list[Path]:
+def _main_tables(tables: list[Table], out: Path, sections: list[str], stats, na) -> list[Path]:
     from xprobe.report.compare import separability
     from xprobe.report.mdl_md import mdl_markdown
     from xprobe.report.selectivity import selectivity_markdown
@@ -222,7 +223,7 @@ def _main_tables(tables: list[Table], out: Path, sections: list[str], stats) -> 
     written = []
     for t in tables:
         stem = _stem("table4", t, multi, t.language)
-        header, body = render(t, stats)
+        header, body = add_na_columns(t, *render(t, stats), na)
         md = _write_table(out, stem, header, body)
         sep = separability(t, stats) + selectivity_markdown(t, stats) + mdl_markdown(t)
         sections.append(f"## {t.title()}: test accuracy (%)\n\n{md}{_footnotes(t)}{sep}")
@@ -230,7 +231,7 @@ def _main_tables(tables: list[Table], out: Path, sections: list[str], stats) -> 
     return written
 
 
-def _baselines(exps: list[Experiment], out: Path, sections: list[str], stats) -> list[Path]:
+def _baselines(exps: list[Experiment], out: Path, sections: list[str], stats, na) -> list[Path]:
     written = []
     pairs = sorted({(e.get("dataset"), e.get("language")) for e in exps})
     for ds, lang in pairs:
@@ -241,7 +242,7 @@ def _baselines(exps: list[Experiment], out: Path, sections: list[str], stats) ->
                             "length nb-unigram`).\n")  # fmt: skip
             continue
         stem = _slug(f"baselines_{ds}_{lang}")
-        header, body = render(t, stats)
+        header, body = add_na_columns(t, *render(t, stats), na)
         md = _write_table(out, stem, header, body)
         sections.append(f"## {ds} / {lang}: baselines\n\n{md}{_footnotes(t)}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]

@@ -24,6 +24,15 @@ The lexical key is the labelling verb's surface form **as written** (the multiwo
 when the verb is inside one, e.g. Spanish ``dámelo``). Its corpus count (``ctx.stats.forms``)
 must lie in ``[min_freq, max_freq]``; the extractor puts each key, case-folded, in one split only.
 
+Rule ``marker``, for a language whose treebank marks the past with an auxiliary word rather
+than a ``Tense`` feature (UD Japanese-GSD: the auxiliary た, no features at all): the root must be
+a verb (``profile.verb_upos``); the sentence is ``PAST`` when the root has an ``aux``/``cop``
+dependent (``profile.aux_rels``) whose lemma is one of ``past_markers``, ``PRES`` (non-past)
+otherwise. The key is the root's surface form. A profile selects it with
+``[tasks.past_present] rule = "marker"`` and ``past_markers = ["た"]``. Example:
+"彼 は 本 を 読ん だ 。" (読ん: VERB, root; だ: AUX, lemma た, aux) is ``PAST`` with key
+``読ん``; "彼 は 本 を 読む 。" is ``PRES`` with key ``読む``.
+
 Example: "The committee approved the plan ." -> ``PAST`` with key ``approved``;
 "The plan has been approved ." -> ``PRES`` with key ``has``.
 """
@@ -39,7 +48,7 @@ from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
 from xprobe.tasks.common import base_rel, check_window, in_window, root_id, surface_form
 from xprobe.ud import Sentence, Word
 
-RULES = ("finite", "root")
+RULES = ("finite", "root", "marker")
 
 
 @dataclass(frozen=True)
@@ -54,12 +63,31 @@ class Params:
     # the corpus size (surface tokens) min_freq..max_freq were written for: below it, windows
     # "auto" scales them to per-million bounds (xprobe/extract/windows.py)
     windows_tokens: int = 20_000_000
+    # rule "marker": lemmas of the auxiliary words that mark the past (Japanese: ["た"])
+    past_markers: tuple[str, ...] = ()
 
 
 def prepare(ctx: Context) -> None:
     check_window("Tense", ctx.params.min_freq, ctx.params.max_freq)
     if ctx.params.rule not in RULES:
         raise XProbeError(f"Tense: rule must be one of {', '.join(RULES)}, got {ctx.params.rule!r}")
+    if ctx.params.rule == "marker" and not ctx.params.past_markers:
+        raise XProbeError('Tense: rule "marker" needs past_markers (e.g. ["た"])')
+
+
+def _marker(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
+    """Rule ``marker``: a verbal root, PAST when a past-marking auxiliary hangs on it."""
+    head = root_id(sentence)
+    root = sentence.words[head - 1]
+    p = ctx.profile
+    if root.upos not in p.verb_upos:
+        return None
+    markers = ctx.params.past_markers
+    past = any(
+        w.head == head and base_rel(w.deprel) in p.aux_rels and w.lemma in markers
+        for w in sentence.words
+    )
+    return root, "PAST" if past else "PRES"
 
 
 def _tense(word: Word, ctx: Context) -> str | None:
@@ -84,6 +112,8 @@ def is_finite(word: Word, profile: LanguageProfile) -> bool:
 
 def main_verb(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
     """The word that carries the sentence's tense and its label, or None."""
+    if ctx.params.rule == "marker":
+        return _marker(sentence, ctx)
     head = root_id(sentence)
     root = sentence.words[head - 1]
     p = ctx.profile

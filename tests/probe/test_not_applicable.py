@@ -1,0 +1,100 @@
+"""A task that does not apply to a language travels from the profile through extract, the probe
+and the report as "n/a (reason)": no file, no number, no missing column (issue 20)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.extract.test_extract import write_corpus
+from xprobe.cli import main
+from xprobe.errors import XProbeError
+from xprobe.extract.pipeline import ExtractConfig, extract
+from xprobe.probe.harness import ProbeOptions, run_probe
+from xprobe.probe.records import read_records, validate_record
+from xprobe.report.build import write_report
+
+REASON = "the test language marks no tense"
+
+
+def _profile(tmp_path: Path) -> Path:
+    p = tmp_path / "xx.toml"
+    p.write_text(
+        'code = "xx"\nname = "Test"\n\n[tasks.past_present]\napplicable = false\n'
+        f'reason = "{REASON}"\n',
+        encoding="utf-8",
+    )
+    return p
+
+
+@pytest.fixture
+def probing(tmp_path: Path) -> Path:
+    corpus = write_corpus(tmp_path / "c.conllu", 600)
+    out = tmp_path / "data" / "probing"
+    m = extract(ExtractConfig(lang=str(_profile(tmp_path)), out=out, inputs=[str(corpus)],
+                              tasks=["SentLen", "BShift", "Tense"], sizes=(60, 20, 20),
+                              progress=False))  # fmt: skip
+    e = m["tasks"]["past_present"]
+    assert e == {"task": "Tense", "applicable": False, "reason": REASON, "decided_by": "profile",
+                 "file": None, "lines": 0}  # fmt: skip
+    assert not (out / "past_present.txt").exists()
+    return out
+
+
+def test_check_prints_the_reason(probing: Path, capsys) -> None:
+    assert main(["extract", "--check", str(probing)]) == 0
+    assert f"past_present: n/a ({REASON})" in capsys.readouterr().out
+    (probing / "past_present.txt").write_text("tr\tPAST\tstale line\n")
+    assert main(["extract", "--check", str(probing)]) == 1  # a file for an n/a task is wrong
+
+
+def test_probe_writes_na_records_and_report_shows_the_cell(probing: Path, tmp_path: Path) -> None:
+    res = tmp_path / "r.jsonl"
+    opts = ProbeOptions(classifiers=("majority", "length"), cache_dir=tmp_path / "cache")
+    recs = run_probe(None, probing, res, opts)
+    na = [r for r in recs if "not_applicable" in r]
+    assert {(r["task"], r["classifier"]) for r in na} == {
+        ("Tense", "majority"),
+        ("Tense", "length"),
+    }
+    assert all(r["not_applicable"] == REASON and "value" not in r for r in na)
+    assert all(validate_record(r) == [] for r in read_records(res))
+    assert {r["task"] for r in recs if "value" in r} == {"SentLen", "BShift"}
+    # asked for by name: the n/a record, not "no data for task"
+    only = run_probe(None, probing, tmp_path / "t.jsonl",
+                     ProbeOptions(tasks=["Tense"], classifiers=("majority",)))  # fmt: skip
+    assert [r["not_applicable"] for r in only] == [REASON]
+    write_report(read_records(res), tmp_path / "rep")
+    table = next((tmp_path / "rep").glob("baselines_*.md")).read_text(encoding="utf-8")
+    header = table.splitlines()[0]
+    assert "Tense" in header and f"n/a ({REASON})" in table
+    assert header.index("BShift") < header.index("Tense")  # in task order
+    assert "## Tasks that do not apply" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_probe_command_prints_na(probing: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "cli.jsonl"
+    argv = ["probe", "--data", str(probing), "--classifier", "majority", "--out", str(out)]
+    assert main(argv) == 0
+    rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()}
+    assert rows["Tense"] == ["n/a"] and float(rows["SentLen"][0]) > 0
+
+
+def test_profile_applicability_is_validated(tmp_path: Path) -> None:
+    from xprobe.languages import ProfileError, profile_from_dict
+
+    with pytest.raises(ProfileError, match="needs a reason"):
+        profile_from_dict(
+            {"code": "x", "name": "X", "tasks": {"past_present": {"applicable": False}}}
+        )
+    with pytest.raises(ProfileError, match="not applicable = false"):
+        profile_from_dict({"code": "x", "name": "X", "tasks": {"past_present": {"reason": "r"}}})
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        'code = "x"\nname = "X"\n[tasks.past_presnt]\napplicable = false\nreason = "r"\n'
+    )
+    corpus = write_corpus(tmp_path / "c.conllu", 50)
+    with pytest.raises(XProbeError, match=r"\[tasks.past_presnt\] is not a task"):
+        extract(ExtractConfig(lang=str(bad), out=tmp_path / "o", inputs=[str(corpus)],
+                              progress=False))  # fmt: skip

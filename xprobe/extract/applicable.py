@@ -1,0 +1,158 @@
+"""Tasks that do not apply to a language, declared by its profile or found by extract.
+
+A profile declares a task not applicable with a reason (``[tasks.past_present] applicable =
+false``, ``reason = "no morphological tense in UD Chinese-GSD"``): extract does not run it.
+Extract also finds one itself: a task that got no candidate at all (the reason is the first
+condition of its rule that no sentence meets, :func:`xprobe.tasks.explain.explain_all`; or no
+sentence passes the length window), one whose candidates all carry one label, and, with
+``--allow-partial``, one shrunk so far that a split asked for holds fewer lines than classes.
+Such a task gets no file; its manifest entry
+says ``"applicable": false`` with the ``reason`` and who decided (``"profile"`` or
+``"extract"``), and ``extract --check``, the probe and the report carry it on. Never an empty
+file, a chance-level number or a silently missing column.
+
+Example manifest entry::
+
+    "past_present": {"task": "Tense", "applicable": false, "decided_by": "profile",
+                     "reason": "no morphological tense in UD Chinese-GSD"}
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from xprobe.errors import XProbeError
+from xprobe.extract.plan import FLEX
+from xprobe.extract.select import TaskResult
+from xprobe.languages import LanguageProfile
+from xprobe.tasks import TASKS, TaskSpec
+from xprobe.tasks.explain import explain_all, single_label
+from xprobe.ud import Sentence
+
+__all__ = ["declared", "detect", "na_entry", "raise_undeclared", "too_small"]
+
+log = logging.getLogger(__name__)
+
+
+def declared(profile: LanguageProfile, specs: Sequence[TaskSpec]) -> dict[str, str]:
+    """``{file: reason}`` for the chosen tasks the profile declares not applicable; a declared
+    name that is no task is an error (a typo would silently run the task)."""
+    files = {s.file for s in TASKS.values()} | {s.file for s in specs}
+    bad = sorted(set(profile.not_applicable) - files)
+    if bad:
+        raise XProbeError(
+            f"{profile.path or profile.code}: [tasks.{bad[0]}] is not a task; valid: "
+            + ", ".join(sorted(files))
+        )
+    chosen = {s.file for s in specs}
+    return {f: r for f, r in profile.not_applicable.items() if f in chosen}
+
+
+def _labels_pooled(res: TaskResult) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for (_, label, _), pool in res.run.pools.items():
+        counts[label] += len(pool.heap)
+    return {lab: counts[lab] for lab in res.run.labels}
+
+
+def detect(
+    results: list[TaskResult],
+    sentences: Iterator[Sentence] | None,
+    window: tuple[int, int],
+    kept: int,
+    allow_partial: bool,
+) -> dict[str, str]:
+    """``{file: reason}`` for the tasks that found nothing they could write.
+
+    ``sentences``: the sentences of the window (read only when some task has no candidate);
+    ``kept``: how many there are."""
+    where = f"the {kept} sentences of {window[0]}..{window[1]} tokens"
+    out: dict[str, str] = {}
+    empty = [r for r in results if r.run.eligible == 0]
+    if empty and kept == 0:
+        for r in empty:
+            out[r.run.spec.file] = f"no sentence of the corpus has {window[0]}..{window[1]} tokens"
+    elif empty and sentences is not None:
+        reasons = explain_all([(r.run.spec, r.run.ctx) for r in empty], sentences, where)
+        out.update({r.run.spec.file: why for r, why in zip(empty, reasons, strict=True)})
+    for r in results:
+        f = r.run.spec.file
+        if f in out:
+            continue
+        if not r.run.flexible and FLEX not in r.run.labels:
+            reason = single_label(r.run.spec, _labels_pooled(r))
+            if reason is not None:
+                params = r.run.ctx.params
+                if hasattr(params, "min_freq"):  # the window may be what kept one label out
+                    reason += f" (forms counted {params.min_freq}..{params.max_freq} times only)"
+                out[f] = reason
+                continue
+    if allow_partial:
+        out.update(too_small(results, out))
+    for f, reason in out.items():
+        log.warning("%s: not applicable to this corpus: %s", f, reason)
+    return out
+
+
+def too_small(results: list[TaskResult], skip: Iterable[str] = ()) -> dict[str, str]:
+    """``{file: reason}`` for the partial tasks (but those in ``skip``) shrunk so far that a
+    split asked for holds fewer lines than classes; with ``--allow-partial`` they do not apply.
+    Needs only the results (no corpus), so a run in rounds decides it when it writes."""
+    skip = set(skip)
+    out: dict[str, str] = {}
+    for r in results:
+        f = r.run.spec.file
+        reason = _too_small(r) if r.partial and f not in skip else None
+        if reason is not None:
+            out[f] = reason
+    return out
+
+
+def _too_small(res: TaskResult) -> str | None:
+    """A shrunk task with a split asked for that holds fewer lines than classes (empty, or one
+    class only): no balanced set can be measured on it."""
+    k = len(res.run.labels)
+    strata = any(st for (_, _, st) in res.run.pools)
+    how = ", every class as often in each stratum" if strata and not res.run.spec.strata else ""
+    for split, n, picked in zip(("tr", "va", "te"), res.run.sizes, res.picked, strict=True):
+        if n and len(picked) < k:
+            return (
+                f"the corpus is too small: {res.run.eligible} candidates leave {len(picked)} "
+                f"line(s) for {k} classes in {split} ({n} asked{how})"
+            )
+    return None
+
+
+def na_entry(
+    spec: TaskSpec, reason: str, decided_by: str, params: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The manifest entry of a task that does not apply (``params``: those it ran with, when
+    extract found it empty)."""
+    entry: dict[str, Any] = {
+        "task": spec.name,
+        "applicable": False,
+        "reason": reason,
+        "decided_by": decided_by,
+        "file": None,
+        "lines": 0,
+    }
+    if params is not None:
+        entry["params"] = params
+    return entry
+
+
+def raise_undeclared(found: dict[str, str], profile: LanguageProfile, allow_partial: bool) -> None:
+    """Without ``--allow-partial``, a task found not to apply that the profile did not declare
+    is an error: the profile should say so (or the corpus is not what was meant)."""
+    if not found or allow_partial:
+        return
+    lines = " | ".join(f"{f}: {r}" for f, r in sorted(found.items()))
+    first = sorted(found)[0]
+    raise XProbeError(
+        f"task(s) with nothing to write for {profile.path or profile.code}: {lines}. If the "
+        f"language cannot have it, declare it in the profile ([tasks.{first}] applicable = "
+        'false, reason = "...") or use --allow-partial to record it as n/a'
+    )

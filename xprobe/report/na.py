@@ -1,0 +1,71 @@
+"""Tasks that do not apply to a language, in the report: a cell "n/a (reason)", never a gap.
+
+The probe writes, for a task that ``extract`` marked not applicable, records with
+``not_applicable`` (the reason) and no value (:mod:`xprobe.probe.not_applicable`). They are
+taken out before the numbers are grouped (:func:`split_records`); every table of that dataset
+and language then gets the task's column with "n/a (reason)" in each row
+(:func:`add_na_columns`), and report.md lists them (:func:`na_section`).
+
+Example::
+
+    >>> header, body = add_na_columns(t, ["encoder", "SentLen"], [["bov", "61.0"]], na)
+    ... # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from xprobe.report.tables import Table, order_tasks
+
+__all__ = ["add_na_columns", "na_section", "split_records"]
+
+
+def split_records(
+    records: Iterable[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], dict[tuple[str, str, str], str]]:
+    """(records with a value, ``{(dataset, language, task): reason}`` of the n/a ones)."""
+    keep: list[dict[str, Any]] = []
+    na: dict[tuple[str, str, str], str] = {}
+    for r in records:
+        if "not_applicable" in r:
+            na[(r["dataset"], r["language"], r["task"])] = r["not_applicable"]
+        else:
+            keep.append(r)
+    return keep, na
+
+
+def add_na_columns(
+    t: Table, header: list[str], body: list[list[str]], na: dict[tuple[str, str, str], str]
+) -> tuple[list[str], list[list[str]]]:
+    """The table's header and rows with a column "n/a (reason)" for each n/a task of its
+    dataset and language that it lacks, in task order (the ``n_test`` row says "n/a")."""
+    mine = {task: why for (ds, lang, task), why in na.items()
+            if (ds, lang) == (t.dataset, t.language) and task not in header[1:]}  # fmt: skip
+    if not mine:
+        return header, body
+    tasks = order_tasks(set(header[1:]) | set(mine))
+    old = {name: i for i, name in enumerate(header)}
+    new_header = [header[0], *tasks]
+    rows = []
+    for row in body:
+        cells = [row[0]]
+        for task in tasks:
+            if task in mine:
+                cells.append("n/a" if row[0] == "n_test" else f"n/a ({mine[task]})")
+            else:
+                cells.append(row[old[task]])
+        rows.append(cells)
+    return new_header, rows
+
+
+def na_section(na: dict[tuple[str, str, str], str]) -> list[str]:
+    """A report.md section listing the tasks that do not apply, with their reasons."""
+    if not na:
+        return []
+    lines = ["## Tasks that do not apply\n", "| dataset | language | task | reason |"]
+    lines.append("|---|---|---|---|")
+    for (ds, lang, task), why in sorted(na.items()):
+        lines.append(f"| {ds} | {lang} | {task} | {why} |")
+    return ["\n".join(lines) + "\n"]

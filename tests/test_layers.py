@@ -1,6 +1,6 @@
 """The package's shape: imports flow one way down the stages, and no modules import each other in
-a circle (README, "Where things live"). Every import counts, including those inside functions
-and under ``TYPE_CHECKING``: a circle drawn lazily is still a circle in the house."""
+a circle (docs/development.md, "Where things live"). Every import counts, including those inside
+functions and under ``TYPE_CHECKING``: a circle drawn lazily is still a circle in the house."""
 
 from __future__ import annotations
 

@@ -158,7 +158,8 @@ def _find(name: str) -> Path:
     known = ", ".join(available_languages()) or "none"
     raise ProfileError(
         f"no language profile {name!r} (known: {known}); add languages/{name}.toml "
-        "(see 'Adding a language' in the README) or pass a path to a .toml file"
+        "(docs/howto/add-language-or-task.md; 'xprobe profile draft' drafts one from a "
+        "treebank) or pass a path to a .toml file"
     )
 
 

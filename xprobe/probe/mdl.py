@@ -8,6 +8,13 @@ bits per item. The sum is the **online codelength**; **compression** = uniform c
 (``N log2 K``) / online codelength. A representation that makes the labels easy to learn from
 few examples gives a short code; shuffled labels give about the uniform codelength.
 
+For ``lr`` under the converged protocol the ten prefix fits share their work: the features are
+standardised once, with the statistics of the whole training split (the receiver of an online
+code has every input x; only labels are transmitted, so this uses no label it has not seen),
+every prefix fit solves all L2 points at once (:mod:`xprobe.probe.convex`), and each starts
+from the previous prefix's solution (a warm start: the optimum is the same, the iterations
+fewer). Each block is still coded by the probe selected on the validation split.
+
 ``--classifier mdl-mlp`` / ``mdl-lr`` in ``probe``: the record's ``value`` is the test accuracy
 of the probe trained on the whole training set (the plain probe), and ``mdl`` holds the code:
 ``{"codelength": bits, "uniform": bits, "compression": x, "blocks": [[end, bits], ...]}``.
@@ -81,6 +88,12 @@ def online_code(
     first = ends[0] * math.log2(n_classes)
     blocks = [(ends[0], first)]
     total = first
+    protocol = getattr(config, "protocol", "converged")
+    if kind == "lr" and protocol == "converged":
+        for end, bits in _online_lr(x, y, xva, yva, ends, n_classes, grid, config):
+            blocks.append((end, bits))
+            total += bits
+        return MdlResult(total, n * math.log2(n_classes), blocks)
     for start, end in itertools.pairwise(ends):
         r = train_select(
             x[:start], y[:start], xva, yva, x[start:end], y[start:end], kind=kind, grid=grid,
@@ -89,3 +102,29 @@ def online_code(
         blocks.append((end, r.test_bits))
         total += r.test_bits
     return MdlResult(total, n * math.log2(n_classes), blocks)
+
+
+def _online_lr(x, y, xva, yva, ends: list[int], n_classes: int, grid: str, config: Any):
+    """(end, bits) of every block after the first: converged lr, warm-started prefix fits."""
+    import torch
+
+    from xprobe.probe.classifiers import TrainConfig, grid_points, resolve_device, select
+    from xprobe.probe.convex import fit_select
+    from xprobe.probe.features import Features, standardisers
+
+    cfg = config or TrainConfig()
+    device = resolve_device(cfg.device)
+    points = grid_points("lr", grid)
+    stats = standardisers([x], device) if cfg.standardize else None
+    tr, va = Features([x], stats, device), Features([xva], stats, device)
+    y_t, yva_t = torch.as_tensor(y, device=device), torch.as_tensor(np.asarray(yva), device=device)
+    state = None
+    for start, end in itertools.pairwise(ends):
+        prefix = Features([tr.x[0][:start]], stats, device)
+        fit, best = fit_select([prefix], y_t[:start], [va], yva_t, points, n_classes, cfg, state)
+        state = fit.theta
+        sel = select(best[0], cfg.protocol)
+        block = Features([tr.x[0][start:end]], stats, device)
+        logits = fit.logits_of(0, block, sel)
+        logp = torch.log_softmax(logits.double(), -1).gather(1, y_t[start:end].view(-1, 1))
+        yield end, float(-logp.sum().item() / math.log(2))

@@ -1,0 +1,209 @@
+"""Logistic regression probes solved to convergence: every L2 point (and layer) at once.
+
+The ``lr`` probe is convex, so its accuracy should not depend on an optimiser budget or a
+stopping rule. For each grid point ``l2`` and each input (layer) this module minimises
+
+    f(W, b) = mean_i CE(y_i, x_i W + b) + l2 / 2 * ||W||^2     (the bias is not penalised)
+
+on the standardised training features, which is scikit-learn's ``LogisticRegression(C=...,
+solver="lbfgs")`` with ``C = 1 / (n * l2)`` (scikit-learn minimises ``C * sum_i CE + ||W||^2 / 2``,
+the same objective times ``C * n``): the binomial model (one weight vector) for two classes,
+the multinomial one (a vector per class) for more, as scikit-learn. The solver is full-batch
+L-BFGS with a strong-Wolfe line search (``torch.optim.LBFGS``) over the sum of all the
+objectives: they share no parameters, so the sum's minimum is every point's minimum, and one
+pass over the rows computes every point's loss and gradient (one ``(d, G*K)`` product per
+layer). It stops when the largest gradient component is below ``tol`` (default 1e-5;
+scikit-learn's default is 1e-4 on the same scale) or after ``max_iter`` iterations (logged).
+
+Memory: the rows are read chunk by chunk and centred per chunk (the division by the standard
+deviation is folded into the weights), so no standardised copy is made. Sums are float64 across
+chunks; the products are float32.
+
+Example::
+
+    fit = fit_lr([xtr], ytr, stats, l2s=[1e-5, 1e-4], n_classes=3)
+    probs = fit.logits(0, xva_chunk)          # (rows, G, K) for layer 0
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+__all__ = ["LrFit", "fit_lr"]
+
+
+@dataclass
+class LrFit:
+    """Solutions for every layer: ``theta[l]`` is ``(d + 1, G, K)`` float64 (last row: bias),
+    with ``K = 1`` (binomial) for two classes."""
+
+    theta: list
+    iterations: int
+    evaluations: int
+    converged: bool
+    n_classes: int
+
+    def logits_of(self, layer: int, feats, g: int):
+        """``(n, C)`` logits of grid point ``g`` on every row of ``feats`` (Features)."""
+        import torch
+
+        with torch.no_grad():
+            parts = [self.logits(layer, xb)[:, g] for _, xb in feats.chunks(8192)]
+        return torch.cat(parts) if parts else torch.zeros((0, self.n_classes))
+
+    def dev_accuracies(self, layer: int, feats, y):
+        """Per grid point, the accuracy on ``feats`` (Features) and labels ``y``."""
+        import torch
+
+        g = self.theta[layer].shape[1]
+        correct = torch.zeros(g, dtype=torch.long)
+        with torch.no_grad():
+            for a, xb in feats.chunks(8192):
+                pred = self.logits(layer, xb).argmax(-1)
+                correct += (pred == y[a : a + len(xb), None]).sum(0).cpu()
+        return correct.numpy() / max(len(feats), 1)
+
+    def logits(self, layer: int, x):
+        """``(rows, G, C)`` logits of standardised rows ``x`` (``(rows, d)``)."""
+        import torch
+
+        th = self.theta[layer]
+        d, g, k = th.shape[0] - 1, th.shape[1], th.shape[2]
+        z = (x @ th[:d].reshape(d, g * k).float()).view(-1, g, k) + th[d].float()
+        if k == 1:  # binomial: class 1 against class 0
+            return torch.cat([torch.zeros_like(z), z], dim=2)
+        return z
+
+
+def _chunk_rows(d: int) -> int:
+    return max(256, (1 << 22) // max(d, 1))  # about 16 MB of float32 per chunk
+
+
+def _loss_grad(z, y, k: int):
+    """Summed CE over rows and its gradient w.r.t. ``z`` (``(m, G, K)`` float64)."""
+    import torch
+
+    if k == 1:
+        t = y.to(z.dtype).view(-1, 1, 1)
+        loss = (torch.nn.functional.softplus(z) - t * z).sum()
+        return loss, torch.sigmoid(z) - t
+    logp = torch.log_softmax(z, dim=2)
+    idx = y.view(-1, 1, 1).expand(-1, z.shape[1], 1)
+    loss = -logp.gather(2, idx).sum()
+    g = logp.exp_()
+    g.scatter_add_(2, idx, torch.full(idx.shape, -1.0, dtype=z.dtype, device=z.device))
+    return loss, g
+
+
+class _Objective:
+    """The summed objective over layers and grid points, evaluated chunk by chunk."""
+
+    def __init__(self, xs: Sequence, y, stats: list[tuple] | None, l2s, k: int) -> None:
+        import torch
+
+        self.xs, self.y, self.k = xs, y, k
+        self.n = int(y.shape[0])
+        dev = xs[0].device
+        self.l2 = torch.tensor(list(l2s), dtype=torch.float64, device=dev).view(1, -1, 1)
+        self.stats = stats or [
+            (torch.zeros(x.shape[1], device=dev), torch.ones(x.shape[1], device=dev)) for x in xs
+        ]
+        self.evals = 0
+
+    def __call__(self, thetas: list) -> tuple[float, list]:
+        import torch
+
+        self.evals += 1
+        total = torch.zeros((), dtype=torch.float64, device=self.y.device)
+        grads = []
+        for x, th, (mean, std) in zip(self.xs, thetas, self.stats, strict=True):
+            d, g, k = th.shape[0] - 1, th.shape[1], th.shape[2]
+            w = th[:d]
+            w32 = (w / std.double().view(-1, 1, 1)).reshape(d, g * k).float()
+            b = th[d]
+            gw = torch.zeros((d, g * k), dtype=torch.float64, device=x.device)
+            gb = torch.zeros((g, k), dtype=torch.float64, device=x.device)
+            step = _chunk_rows(d)
+            for a in range(0, self.n, step):
+                xc = x[a : a + step].sub(mean)  # centred rows; 1/std is in w32
+                z = (xc @ w32).double().view(-1, g, k) + b
+                loss, gz = _loss_grad(z, self.y[a : a + step], k)
+                total += loss / self.n
+                gz = gz / self.n
+                gw += (xc.t() @ gz.reshape(-1, g * k).float()).double()
+                gb += gz.sum(0)
+            gw = gw.view(d, g, k) / std.double().view(-1, 1, 1) + self.l2 * w
+            total += 0.5 * (self.l2 * w * w).sum()
+            grads.append(torch.cat([gw, gb.unsqueeze(0)], dim=0))
+        return float(total), grads
+
+
+def fit_lr(
+    xs: Sequence,
+    y,
+    stats: list[tuple] | None,
+    l2s: Sequence[float],
+    n_classes: int,
+    tol: float = 1e-5,
+    max_iter: int = 1000,
+    init: list | None = None,
+) -> LrFit:
+    """Minimise every (layer, L2) objective at once; ``xs``: one raw float32 ``(n, d)`` tensor
+    per layer, ``stats``: their ``(mean, std)`` (None: no standardising); ``init``: a previous
+    fit's ``theta`` to start from (a warm start; the minimum is the same)."""
+    import torch
+
+    k = 1 if n_classes == 2 else n_classes
+    dev = xs[0].device
+    if init is not None:
+        thetas = [t.detach().clone().requires_grad_(True) for t in init]
+    else:
+        thetas = [
+            torch.zeros((x.shape[1] + 1, len(l2s), k), dtype=torch.float64, device=dev,
+                        requires_grad=True)
+            for x in xs
+        ]  # fmt: skip
+    obj = _Objective(xs, y, stats, l2s, k)
+    opt = torch.optim.LBFGS(thetas, lr=1, max_iter=max_iter, max_eval=2 * max_iter,
+                            tolerance_grad=tol, tolerance_change=1e-12, history_size=20,
+                            line_search_fn="strong_wolfe")  # fmt: skip
+
+    def closure():
+        f, grads = obj([t.detach() for t in thetas])
+        for t, gr in zip(thetas, grads, strict=True):
+            t.grad = gr
+        return torch.tensor(f, dtype=torch.float64)
+
+    opt.step(closure)
+    state = opt.state[opt._params[0]]
+    iters = int(state.get("n_iter", 0))
+    gmax = max(float(t.grad.abs().max()) for t in thetas)
+    # stopped before max_iter: the gradient met tol, or steps no longer change f (float32
+    # products limit the gradient to about 1e-6 of its scale)
+    converged = gmax <= tol or iters < max_iter
+    if not converged:
+        log.warning("lr probe: L-BFGS stopped after %d iterations with gradient %.2g > tol %.0e "
+                    "(no L2, or separable data?)", iters, gmax, tol)  # fmt: skip
+    return LrFit([t.detach() for t in thetas], iters, obj.evals, converged, n_classes)
+
+
+def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, cfg,
+               init: list | None = None):  # fmt: skip
+    """Fit every (layer, grid point) on the training Features ``trs`` (one per layer); return
+    the fit and the validation accuracies ``(L, G)``."""
+    import numpy as np
+
+    from xprobe.errors import XProbeError
+
+    if any(pt.hidden or pt.dropout for pt in points):
+        raise XProbeError("the converged lr solver takes L2 grid points only (no hidden units)")
+    xs = [f.x[0] for f in trs]
+    stats = None if trs[0].stats is None else [f.stats[0] for f in trs]
+    l2s = [pt.l2 for pt in points]
+    fit = fit_lr(xs, ytr, stats, l2s, n_classes, cfg.tol, cfg.max_iter, init)
+    best = np.stack([fit.dev_accuracies(i, va, yva) for i, va in enumerate(vas)])
+    return fit, best

@@ -101,7 +101,7 @@ class TrainConfig:
     protocol: str = "converged"
     min_epochs: int = 10
     min_delta: float = 1e-4
-    tol: float = 1e-5
+    tol: float = 1e-4
     max_iter: int = 1000
 
 

@@ -54,7 +54,8 @@ def test_mapped_checkpoint_and_partial_task_in_records(tmp_path):
     assert all(r["partial"] is True for r in recs)
 
 
-def test_auto_seeds_several_where_cheap(tmp_path):
+def test_auto_seeds_one_for_the_converged_lr(tmp_path):
+    """lr is solved to convergence: a second seed would repeat the number."""
     _data(tmp_path / "data" / "probing")
 
     class Length:
@@ -68,4 +69,6 @@ def test_auto_seeds_several_where_cheap(tmp_path):
     recs = run_probe(Length(), tmp_path / "data" / "probing", tmp_path / "r.jsonl", opts)
     seeds = {c: sorted({r["seed"] for r in recs if r["classifier"] == c}) for c in ("lr",
              "majority")}  # fmt: skip
-    assert seeds == {"lr": [0, 1, 2], "majority": [0]}
+    assert seeds == {"lr": [0], "majority": [0]}
+    assert {r["training_protocol"] for r in recs if r["classifier"] == "lr"} == {"converged"}
+    assert all("training_protocol" not in r for r in recs if r["classifier"] == "majority")

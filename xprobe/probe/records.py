@@ -80,6 +80,8 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
 # layer: the hidden layer of a layer-wise encoder (hf:/st:, 0 = the embedding layer).
 # vocab_coverage: tokens/types of the task and how many have a word vector (xprobe.probe.coverage);
 # overlap_removed: {"va": n, "te": n} sentences dropped for occurring in training.
+# training_protocol: converged | senteval, how lr/mlp probes were trained (xprobe.probe.classifiers;
+# a key field: records of the older Adam-trained lr, without it, are not taken for converged ones).
 OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "layer": (int, type(None)),
     "mapped_from": str,
@@ -93,6 +95,7 @@ OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "mdl": dict,
     "vocab_coverage": dict,
     "overlap_removed": dict,
+    "training_protocol": str,
 }
 # Fields that differ between the seeds of one experiment: the report averages over these only
 # (xprobe.report.group) and every other field, known or not, separates experiments.
@@ -113,6 +116,7 @@ KEY_FIELDS = (
     "dataset_hash",
     "grid",
     "max_train",
+    "training_protocol",
     "layer",
 )
 SPLITS = ("dev", "test")

@@ -59,15 +59,24 @@ class LrFit:
 
     def dev_accuracies(self, layer: int, feats, y):
         """Per grid point, the accuracy on ``feats`` (Features) and labels ``y``."""
+        return self.dev_scores(layer, feats, y)[0]
+
+    def dev_scores(self, layer: int, feats, y):
+        """Per grid point, the accuracy and the mean cross-entropy (nats) on ``feats``/``y``."""
         import torch
 
         g = self.theta[layer].shape[1]
         correct = torch.zeros(g, dtype=torch.long)
+        nll = torch.zeros(g, dtype=torch.float64)
         with torch.no_grad():
             for a, xb in feats.chunks(8192):
-                pred = self.logits(layer, xb).argmax(-1)
-                correct += (pred == y[a : a + len(xb), None]).sum(0).cpu()
-        return correct.numpy() / max(len(feats), 1)
+                z = self.logits(layer, xb).double()
+                yb = y[a : a + len(xb)]
+                correct += (z.argmax(-1) == yb[:, None]).sum(0).cpu()
+                lp = torch.log_softmax(z, -1).gather(2, yb.view(-1, 1, 1).expand(-1, g, 1))
+                nll -= lp.sum(0)[:, 0].cpu()
+        n = max(len(feats), 1)
+        return correct.numpy() / n, nll.numpy() / n
 
     def logits(self, layer: int, x):
         """``(rows, G, C)`` logits of standardised rows ``x`` (``(rows, d)``)."""
@@ -107,8 +116,9 @@ class _Objective:
     def __init__(self, xs: Sequence, y, stats: list[tuple] | None, l2s, k: int) -> None:
         import torch
 
-        self.xs, self.y, self.k = xs, y, k
-        self.n = int(y.shape[0])
+        # y: one label tensor for all inputs, or one per input (inputs of different rows)
+        self.xs, self.k = xs, k
+        self.ys = list(y) if isinstance(y, (list, tuple)) else [y] * len(xs)
         dev = xs[0].device
         self.l2 = torch.tensor(list(l2s), dtype=torch.float64, device=dev).view(1, -1, 1)
         self.stats = stats or [
@@ -120,9 +130,10 @@ class _Objective:
         import torch
 
         self.evals += 1
-        total = torch.zeros((), dtype=torch.float64, device=self.y.device)
+        total = torch.zeros((), dtype=torch.float64, device=self.ys[0].device)
         grads = []
-        for x, th, (mean, std) in zip(self.xs, thetas, self.stats, strict=True):
+        for x, y, th, (mean, std) in zip(self.xs, self.ys, thetas, self.stats, strict=True):
+            n = max(int(y.shape[0]), 1)
             d, g, k = th.shape[0] - 1, th.shape[1], th.shape[2]
             w = th[:d]
             # standardising folded into the weights: ((x - m) / s) W + b = x W' + b'
@@ -132,12 +143,12 @@ class _Objective:
             gw = torch.zeros((d, g * k), dtype=torch.float64, device=x.device)
             gb = torch.zeros((g, k), dtype=torch.float64, device=x.device)
             step = _chunk_rows(d)
-            for a in range(0, self.n, step):
+            for a in range(0, x.shape[0], step):
                 xc = x[a : a + step]
                 z = (xc @ w32).double().view(-1, g, k) + b
-                loss, gz = _loss_grad(z, self.y[a : a + step], k)
-                total += loss / self.n
-                gz = gz / self.n
+                loss, gz = _loss_grad(z, y[a : a + step], k)
+                total += loss / n
+                gz = gz / n
                 # (gz^T x)^T: torch's x^T @ gz with a narrow gz is 30x slower on the CPU
                 gw += (gz.reshape(-1, g * k).float().t() @ xc).t().double()
                 gb += gz.sum(0)
@@ -160,7 +171,9 @@ def fit_lr(
     init: list | None = None,
 ) -> LrFit:
     """Minimise every (layer, L2) objective at once; ``xs``: one raw float32 ``(n, d)`` tensor
-    per layer, ``stats``: their ``(mean, std)`` (None: no standardising); ``init``: a previous
+    per layer, ``y`` their labels (or one label tensor per input, when the inputs are different
+    rows, e.g. the prefixes of an online code), ``stats``: their ``(mean, std)`` (None: no
+    standardising); ``init``: a previous
     fit's ``theta`` to start from (a warm start; the minimum is the same)."""
     import torch
 

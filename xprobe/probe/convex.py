@@ -9,11 +9,12 @@ on the standardised training features, which is scikit-learn's ``LogisticRegress
 solver="lbfgs")`` with ``C = 1 / (n * l2)`` (scikit-learn minimises ``C * sum_i CE + ||W||^2 / 2``,
 the same objective times ``C * n``): the binomial model (one weight vector) for two classes,
 the multinomial one (a vector per class) for more, as scikit-learn. The solver is full-batch
-L-BFGS with a strong-Wolfe line search (``torch.optim.LBFGS``) over the sum of all the
-objectives: they share no parameters, so the sum's minimum is every point's minimum, and one
-pass over the rows computes every point's loss and gradient (one ``(d, G*K)`` product per
-layer). It stops when the largest gradient component is below ``tol`` (default 1e-4,
-scikit-learn's default on the same scale) or after ``max_iter`` iterations (logged).
+L-BFGS with one history, step and stopping test per (layer, grid point) block
+(:mod:`xprobe.probe.lbfgs`), while one pass over the rows computes every block's loss and
+gradient (one ``(d, G*K)`` product per layer and chunk). A block stops when its largest
+gradient component is below ``tol`` (default 1e-4, scikit-learn's default on the same scale;
+1e-5 changed validation accuracies by at most 0.1 point at 1.6x the time), or after
+``max_iter`` iterations (logged).
 
 Memory and speed: the standardisation is folded into the weights (``((x - m) / s) W + b =
 x (W / s) + (b - m W / s)``), so the raw rows are read once per evaluation, chunk by chunk, and
@@ -95,16 +96,17 @@ def _chunk_rows(d: int) -> int:
 
 
 def _loss_grad(z, y, k: int):
-    """Summed CE over rows and its gradient w.r.t. ``z`` (``(m, G, K)`` float64)."""
+    """CE summed over rows, per grid point ``(G,)``, and its gradient w.r.t. ``z`` (``(m, G,
+    K)`` float64)."""
     import torch
 
     if k == 1:
         t = y.to(z.dtype).view(-1, 1, 1)
-        loss = (torch.nn.functional.softplus(z) - t * z).sum()
+        loss = (torch.nn.functional.softplus(z) - t * z).sum(dim=(0, 2))
         return loss, torch.sigmoid(z) - t
     logp = torch.log_softmax(z, dim=2)
     idx = y.view(-1, 1, 1).expand(-1, z.shape[1], 1)
-    loss = -logp.gather(2, idx).sum()
+    loss = -logp.gather(2, idx).sum(dim=(0, 2))
     g = logp.exp_()
     g.scatter_add_(2, idx, torch.full(idx.shape, -1.0, dtype=z.dtype, device=z.device))
     return loss, g
@@ -126,12 +128,12 @@ class _Objective:
         ]
         self.evals = 0
 
-    def __call__(self, thetas: list) -> tuple[float, list]:
+    def __call__(self, thetas: list) -> tuple[list, list]:
+        """Per input, the objective of every grid point ``(G,)`` and the gradients."""
         import torch
 
         self.evals += 1
-        total = torch.zeros((), dtype=torch.float64, device=self.ys[0].device)
-        grads = []
+        values, grads = [], []
         for x, y, th, (mean, std) in zip(self.xs, self.ys, thetas, self.stats, strict=True):
             n = max(int(y.shape[0]), 1)
             d, g, k = th.shape[0] - 1, th.shape[1], th.shape[2]
@@ -142,6 +144,7 @@ class _Objective:
             b = th[d] - torch.einsum("d,dgk->gk", mean.double(), ws)  # b' = b - m W'
             gw = torch.zeros((d, g * k), dtype=torch.float64, device=x.device)
             gb = torch.zeros((g, k), dtype=torch.float64, device=x.device)
+            total = torch.zeros(g, dtype=torch.float64, device=x.device)
             step = _chunk_rows(d)
             for a in range(0, x.shape[0], step):
                 xc = x[a : a + step]
@@ -155,9 +158,10 @@ class _Objective:
             # d/dW of x W' + b': (x^T gz - m (1^T gz)) / s
             gw = gw.view(d, g, k) - mean.double().view(-1, 1, 1) * gb
             gw = gw / std.double().view(-1, 1, 1) + self.l2 * w
-            total += 0.5 * (self.l2 * w * w).sum()
+            total += 0.5 * (self.l2 * w * w).sum(dim=(0, 2))
+            values.append(total)
             grads.append(torch.cat([gw, gb.unsqueeze(0)], dim=0))
-        return float(total), grads
+        return values, grads
 
 
 def fit_lr(
@@ -177,38 +181,27 @@ def fit_lr(
     fit's ``theta`` to start from (a warm start; the minimum is the same)."""
     import torch
 
+    from xprobe.probe.lbfgs import minimise
+
     k = 1 if n_classes == 2 else n_classes
     dev = xs[0].device
     if init is not None:
-        thetas = [t.detach().clone().requires_grad_(True) for t in init]
+        thetas = [t.detach().clone() for t in init]
     else:
         thetas = [
-            torch.zeros((x.shape[1] + 1, len(l2s), k), dtype=torch.float64, device=dev,
-                        requires_grad=True)
-            for x in xs
-        ]  # fmt: skip
+            torch.zeros((x.shape[1] + 1, len(l2s), k), dtype=torch.float64, device=dev) for x in xs
+        ]
     obj = _Objective(xs, y, stats, l2s, k)
-    opt = torch.optim.LBFGS(thetas, lr=1, max_iter=max_iter, max_eval=2 * max_iter,
-                            tolerance_grad=tol, tolerance_change=1e-12, history_size=20,
-                            line_search_fn="strong_wolfe")  # fmt: skip
-
-    def closure():
-        f, grads = obj([t.detach() for t in thetas])
-        for t, gr in zip(thetas, grads, strict=True):
-            t.grad = gr
-        return torch.tensor(f, dtype=torch.float64)
-
-    opt.step(closure)
-    state = opt.state[opt._params[0]]
-    iters = int(state.get("n_iter", 0))
-    gmax = max(float(t.grad.abs().max()) for t in thetas)
-    # stopped before max_iter: the gradient met tol, or steps no longer change f (float32
-    # products limit the gradient to about 1e-6 of its scale)
-    converged = gmax <= tol or iters < max_iter
+    size = sum(t.numel() for t in thetas)
+    history = max(3, min(10, int(2e8 // (16 * size))))  # s and y pairs within ~200 MB
+    thetas, grads, iters, converged = minimise(obj, thetas, tol, max_iter, history)
     if not converged:
-        log.warning("lr probe: L-BFGS stopped after %d iterations with gradient %.2g > tol %.0e "
-                    "(no L2, or separable data?)", iters, gmax, tol)  # fmt: skip
-    return LrFit([t.detach() for t in thetas], iters, obj.evals, converged, n_classes)
+        gmax = max(float(gr.abs().max()) for gr in grads)
+        level = logging.WARNING if iters >= max_iter else logging.DEBUG
+        log.log(level, "lr probe: L-BFGS stopped after %d iterations with gradient %.2g > "
+                "tol %.0e (no L2 and separable data, or float32 precision)", iters, gmax,
+                tol)  # fmt: skip
+    return LrFit(thetas, iters, obj.evals, converged, n_classes)
 
 
 def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, cfg,

@@ -65,14 +65,15 @@ def test_lr_is_sklearns_converged_logistic_regression(k):
         assert abs(ours - ref) <= 1e-4 * ref, (l2, ours, ref)
         sk_dev.append(sk.score((xva - mean) / std, yva))
     res = train_select(xtr, ytr, xva, yva, xte, yte, kind="lr", n_classes=k)
-    # same validation accuracies per C, same C selected, same test accuracy
+    # the same validation accuracy per C (to two items: near-optimal weights may flip a
+    # borderline item), so the selected C is scikit-learn's best or within two items of it
     np.testing.assert_allclose([a for _, a in res.grid_dev], sk_dev, atol=2 / len(yva))
-    sel = int(np.argmax(sk_dev))
-    assert res.selected.l2 == l2s[sel]
+    sel = l2s.index(res.selected.l2)
+    assert sk_dev[sel] >= max(sk_dev) - 2 / len(yva)
+    # at that C: scikit-learn's test accuracy and test log-loss (bits)
     sk = sklearn_lm.LogisticRegression(C=1 / (len(ytr) * l2s[sel]), tol=1e-10, max_iter=20000)
     sk.fit((xtr - mean) / std, ytr)
     assert res.test_acc == pytest.approx(sk.score((xte - mean) / std, yte), abs=2 / len(yte))
-    # and the test log-loss (bits) of the selected probe
     p = sk.predict_proba((xte - mean) / std)[np.arange(len(yte)), yte]
     assert res.test_bits == pytest.approx(-np.log2(p).sum(), rel=1e-3)
 

@@ -193,7 +193,7 @@ def fit_lr(
         ]
     obj = _Objective(xs, y, stats, l2s, k)
     size = sum(t.numel() for t in thetas)
-    history = max(3, min(10, int(2e8 // (16 * size))))  # s and y pairs within ~200 MB
+    history = max(3, min(100, int(2e8 // (16 * size))))  # s and y pairs within ~200 MB
     thetas, grads, iters, converged = minimise(obj, thetas, tol, max_iter, history)
     if not converged:
         gmax = max(float(gr.abs().max()) for gr in grads)

@@ -40,7 +40,7 @@ def _direction(g, hist: list, gamma):
 
 
 def minimise(
-    fun: Callable, thetas: list, tol: float, max_iter: int, history: int = 10
+    fun: Callable, thetas: list, tol: float, max_iter: int, history: int = 100
 ) -> tuple[list, list, int, bool]:
     """Minimise ``fun(thetas) -> (values: list of (G,), grads: list like thetas)`` block by
     block; returns (thetas, grads, iterations, every block converged)."""

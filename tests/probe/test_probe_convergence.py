@@ -78,6 +78,25 @@ def test_lr_is_sklearns_converged_logistic_regression(k):
     assert res.test_bits == pytest.approx(-np.log2(p).sum(), rel=1e-3)
 
 
+def test_block_lbfgs_solves_each_point_as_if_alone():
+    """Every (layer, L2) block has its own L-BFGS: a point's solution is the same whatever
+    else is solved beside it (to the tolerance), and a layer's as if it were alone."""
+    import torch
+
+    from xprobe.probe.convex import fit_lr
+    from xprobe.probe.features import standardisers
+
+    x, y = _embeddings(800, 12, 3, seed=4)
+    x2 = x[:, ::-1].copy() * 2 + 1
+    ys = torch.from_numpy(y)
+    both = fit_lr([torch.from_numpy(x), torch.from_numpy(x2)], ys, standardisers([x, x2]),
+                  [1e-4, 1e-1], 3, tol=1e-7)  # fmt: skip
+    alone = fit_lr([torch.from_numpy(x2)], ys, standardisers([x2]), [1e-1], 3, tol=1e-7)
+    np.testing.assert_allclose(both.theta[1][:, 1].numpy(), alone.theta[0][:, 0].numpy(),
+                               atol=1e-4)  # fmt: skip
+    assert alone.iterations < both.iterations  # the strongly regularised point is done first
+
+
 def test_lr_does_not_depend_on_the_seed_or_an_epoch_budget():
     x, y = _embeddings(1500, 30, 3, seed=2)
     data = (x[:900], y[:900], x[900:1200], y[900:1200], x[1200:], y[1200:])

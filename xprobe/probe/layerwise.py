@@ -1,17 +1,19 @@
 """Layer-wise probing: every layer's classifiers (x every grid point) trained as one wide model.
 
 :func:`xprobe.probe.classifiers.train_select` trains the G grid points of one input at once. For
-L layers of a transformer this module trains L x G models at once: the inputs are stacked
-``(n, L, d)`` (each layer standardised with its own training statistics), model ``m`` reads layer
-``layer_of[m]``, and one minibatch step is one batched product for all of them. Each layer's
-models are initialised exactly as ``train_select`` would for that layer alone (the same seeded
-generator), they share the minibatch order, their losses are summed but their gradients do not
-mix, and each stops on its own validation accuracy: the result per layer is that of
-``train_select`` on the layer alone (up to float rounding; a test checks it), at a fraction of
-the cost (no Python loop over layers, one pass over the minibatch indices).
+L layers of a transformer this module trains L x G models at once.
 
-Layers of different widths (a ``st:`` model whose last module is a ``Dense``) fall back to one
-``train_select`` per layer.
+* ``lr`` (converged protocol): one block L-BFGS over every (layer, L2 point)
+  (:mod:`xprobe.probe.convex`), each block solved as if alone; layers may differ in width.
+* ``mlp`` (and both under ``--protocol senteval``): a minibatch is gathered from every layer
+  and stacked ``(b, L, d)`` (each layer standardised with its own training statistics, on the
+  fly), model ``m`` reads layer ``layer_of[m]``, and one minibatch step is one batched product
+  for all of them. Each layer's models are initialised exactly as ``train_select`` would for that
+  layer alone (the same seeded generator), they share the minibatch order, their losses are
+  summed but their gradients do not mix, and each stops on its own validation loss: the result
+  per layer is that of ``train_select`` on the layer alone (up to float rounding; a test checks
+  it), at a fraction of the cost. Layers of different widths (a ``st:`` model whose last module
+  is a ``Dense``) fall back to one ``train_select`` per layer.
 
 Example::
 

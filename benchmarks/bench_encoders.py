@@ -24,6 +24,8 @@ Examples:
   python benchmarks/bench_encoders.py nli --vectors en.bin --hidden 256 --layers 1 --epochs 3
   python benchmarks/bench_encoders.py layers-encode --n 10000 --json /tmp/lenc.json
   python benchmarks/bench_encoders.py layers-probe --tasks SentLen Tense --caps 1000,250,250
+  python benchmarks/bench_encoders.py layers-probe --caps 10000,1000,1000 --json lp.json  # 9 tasks
+  python benchmarks/bench_encoders.py layers-probe --quick
   python benchmarks/bench_encoders.py layers-study --caps 2000,1000,1000 --json /tmp/study.json
 """
 
@@ -211,6 +213,7 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
     import tempfile
 
     from xprobe.encoders.transformer import load_transformer
+    from xprobe.probe.checks import check_sets
     from xprobe.probe.classifiers import TrainConfig, train_select
     from xprobe.probe.datasets import ensure_train, load_probing_dir
     from xprobe.probe.harness import ProbeOptions, _subsample, run_probe
@@ -221,7 +224,8 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
     spec = f"st:{minilm_dir()}"
     work = Path(tempfile.mkdtemp(prefix="bench_layers_"))
     opts = ProbeOptions(
-        tasks=args.tasks, classifiers=("mlp",), max_train=ntr, max_dev=nva, max_test=nte,
+        tasks=args.tasks, classifiers=(args.classifier,), max_train=ntr, max_dev=nva, max_test=nte,
+        language="en",
         cache_dir=work / "cache", device="cpu", threads=args.threads, train=TrainConfig(),
     )  # fmt: skip
     load_transformer(spec, device="cpu")  # imports and file cache warm for both sides
@@ -233,18 +237,21 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
     t = time.perf_counter()
     enc = load_transformer(spec, device="cpu")
     naive = {}
-    sets = [cap_eval(ensure_train(ps), nva, nte) for ps in load_probing_dir(data, tasks=args.tasks)]
+    # as the harness: overlap with training removed (check_sets), then capped
+    loaded = [ensure_train(ps) for ps in load_probing_dir(data, tasks=args.tasks, language="en")]
+    sets = [cap_eval(ps, nva, nte) for ps in check_sets(data, loaded)]
     for layer in range(enc.num_layers):
         one = enc.at_layer(layer)
         for ps0 in sets:
             ps, _ = _subsample(ps0, ntr, 0)
             x = [one.encode_layers(ps.tokens[s])[0] for s in ("tr", "va", "te")]
-            r = train_select(x[0], ps.y("tr"), x[1], ps.y("va"), x[2], ps.y("te"), "mlp",
-                             seed=0, n_classes=len(ps.labels))  # fmt: skip
+            r = train_select(x[0], ps.y("tr"), x[1], ps.y("va"), x[2], ps.y("te"),
+                             args.classifier, seed=0, n_classes=len(ps.labels))  # fmt: skip
             naive[(ps.task, layer)] = round(r.test_acc, 6)
     t_naive = time.perf_counter() - t
     res = {
         "tasks": args.tasks or "all nine", "sizes": [ntr, nva, nte], "layers": enc.num_layers,
+        "classifier": args.classifier,
         "threads": args.threads, "xprobe_s": round(t_ours, 1), "naive_s": round(t_naive, 1),
         "speedup": round(t_naive / t_ours, 2),
         "same_accuracies": all(ours[k] == naive[k] for k in naive),
@@ -353,6 +360,10 @@ def main() -> None:
     p.add_argument(
         "--caps", default="1000,250,250", help="layers-probe/-study: train,dev,test caps"
     )
+    p.add_argument("--classifier", choices=("mlp", "lr"), default="mlp",
+                   help="layers-probe: the probe (mlp)")  # fmt: skip
+    p.add_argument("--quick", action="store_true",
+                   help="layers-probe: smoke run (SentLen and Tense, caps 60,30,30)")  # fmt: skip
     p.add_argument("--batch", type=int, default=64, help="layers-encode: batch size (64)")
     p.add_argument("--chunks", type=int, default=5, help="layers-encode: interleaved chunks")
     p.add_argument("--arch", nargs="*", help="encoders to run (default: all six)")
@@ -366,6 +377,8 @@ def main() -> None:
     for name in SIZES:
         p.add_argument(f"--{name.replace('_', '-')}", type=int, help=f"override {name}")
     args = p.parse_args()
+    if args.quick:
+        args.tasks, args.caps = ["sentence_length", "past_present"], "60,30,30"
     import torch
 
     torch.set_num_threads(args.threads)

@@ -20,6 +20,11 @@ Example (one binary task, 20k/10k/10k, 2 threads)::
 the cost of probing one encoder on the whole benchmark::
 
     python benchmarks/bench_probe.py --nine --n-train 100000 --classifier mlp --json nine.json
+
+``--mdl`` times the MDL online code (``mdl-lr``: plain probe + ten prefix fits) against one
+plain probe; ``--protocol senteval`` trains xprobe's side with SentEval's protocol; ``--quick``
+is a smoke run (2000/500/500, 256-d). The xprobe row reports its peak memory growth as a
+multiple of the embeddings (resource.getrusage; xprobe runs first in the process).
 """
 
 from __future__ import annotations
@@ -34,15 +39,22 @@ import numpy as np
 
 
 def make_data(n: int, dim: int, classes: int, seed: int, latent: int = 256):
-    """X (n, dim) float32 and y: labels from a noisy linear function of latent factors."""
+    """X (n, dim) float32 and y: labels from a noisy linear function of latent factors.
+
+    Built 8,192 rows at a time in float32, so generating the data does not need more memory
+    than the data (older versions drew float64 noise: a 4x peak that hid the probe's own)."""
     g = np.random.default_rng(seed)
     mix = np.random.default_rng(1234).normal(size=(latent, dim)).astype(np.float32) / 16
     w = np.random.default_rng(99).normal(size=(latent, classes))
-    z = g.normal(size=(n, latent)).astype(np.float32)
-    logits = z @ w + 2.5 * g.normal(size=(n, classes))
-    y = logits.argmax(1)
-    x = z @ mix + 0.5 * g.normal(size=(n, dim)).astype(np.float32)
-    return x.astype(np.float32), y
+    x = np.empty((n, dim), dtype=np.float32)
+    y = np.empty(n, dtype=np.int64)
+    for a in range(0, n, 8192):
+        m = min(8192, n - a)
+        z = g.standard_normal((m, latent), dtype=np.float32)
+        y[a : a + m] = (z @ w + 2.5 * g.normal(size=(m, classes))).argmax(1)
+        np.matmul(z, mix, out=x[a : a + m])
+        x[a : a + m] += 0.5 * g.standard_normal((m, dim), dtype=np.float32)
+    return x, y
 
 
 def senteval_fit(xtr, ytr, xva, yva, l2, nhid, classes, seed=1111):
@@ -116,15 +128,28 @@ NINE = (("sentence_length", 6), ("word_content", 1000), ("tree_depth", 5), ("big
         ("coordination_inversion", 2))  # fmt: skip
 
 
-def run_xprobe(data, classifier: str, classes: int) -> dict:
-    """Time ``train_select`` with SentEval's L2 grid on one task."""
-    from xprobe.probe.classifiers import train_select
+def peak_rss() -> int:
+    """The process's peak resident memory so far, in bytes (Linux: ru_maxrss is in KiB)."""
+    import resource
 
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def run_xprobe(data, classifier: str, classes: int, protocol: str = "converged") -> dict:
+    """Time ``train_select`` with SentEval's L2 grid on one task; ``peak_extra``: how much the
+    process's peak memory grew during it, as a multiple of the embeddings (train+dev+test)."""
+    from xprobe.probe.classifiers import TrainConfig, train_select
+
+    before = peak_rss()
+    cfg = TrainConfig(protocol=protocol)
     t, c = time.perf_counter(), time.process_time()
-    r = train_select(*data, kind=classifier, grid="senteval", seed=0, n_classes=classes)
+    r = train_select(*data, kind=classifier, grid="senteval", seed=0, n_classes=classes,
+                     config=cfg)  # fmt: skip
+    emb = sum(a.nbytes for a in data[::2])
     return {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - c,
             "test": r.test_acc, "dev": r.dev_acc, "l2": r.selected.l2,
-            "epochs": r.epochs}  # fmt: skip
+            "epochs": r.epochs, "embeddings_gb": emb / 1e9,
+            "peak_extra": (peak_rss() - before) / emb, "peak_gb": peak_rss() / 1e9}  # fmt: skip
 
 
 def split(args, classes: int, seed: int):
@@ -138,7 +163,7 @@ def nine(args) -> dict:
     out = {"args": vars(args), "load_before": os.getloadavg(), "tasks": {}}
     print(f"{'task':24s} {'classes':>7s} {'wall s':>8s} {'cpu s':>8s} {'test':>7s} {'epochs':>6s}")
     for i, (task, classes) in enumerate(NINE):
-        r = run_xprobe(split(args, classes, seed=i), args.classifier, classes)
+        r = run_xprobe(split(args, classes, seed=i), args.classifier, classes, args.protocol)
         out["tasks"][task] = {"classes": classes, **r}
         print(f"{task:24s} {classes:7d} {r['seconds']:8.1f} {r['cpu_seconds']:8.1f} "
               f"{r['test']:7.4f} {r['epochs']!s:>6s}", flush=True)  # fmt: skip
@@ -151,12 +176,42 @@ def nine(args) -> dict:
     return out
 
 
+def mdl(args) -> dict:
+    """The harness's ``mdl-<classifier>`` (plain probe + online code, default grid) against the
+    plain probe alone, interleaved ``--repeat`` times; the minimum of each."""
+    from xprobe.probe.classifiers import TrainConfig, train_select
+    from xprobe.probe.mdl import online_code
+
+    data = split(args, args.classes, seed=0)
+    cfg = TrainConfig(protocol=args.protocol)
+    plain, code = [], []
+    for _ in range(args.repeat):
+        t = time.perf_counter()
+        train_select(*data, kind=args.classifier, seed=0, n_classes=args.classes, config=cfg)
+        plain.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        res = online_code(data[0], data[1], data[2], data[3], args.classes, args.classifier,
+                          0, "default", 150, cfg)  # fmt: skip
+        code.append(time.perf_counter() - t)
+    p, c = min(plain), min(code)
+    out = {"args": vars(args), "plain_s": p, "online_code_s": c, "mdl_over_plain": (p + c) / p,
+           "compression": res.compression, "load_after": os.getloadavg()}  # fmt: skip
+    print(f"plain {p:.2f} s, online code {c:.2f} s: mdl-{args.classifier} = "
+          f"{out['mdl_over_plain']:.2f}x one plain probe (target <= 2.5x); compression "
+          f"{res.compression:.3f}; load {out['load_after']}")  # fmt: skip
+    return out
+
+
 def compare(args) -> dict:
     """xprobe and SentEval's protocol on one task (or xprobe alone with --skip-senteval)."""
     nhid = 0 if args.classifier == "lr" else 150
     data = split(args, args.classes, seed=0)
     out = {"args": vars(args), "load_before": os.getloadavg()}
-    out["xprobe"] = run_xprobe(data, args.classifier, args.classes)
+    out["xprobe"] = run_xprobe(data, args.classifier, args.classes, args.protocol)
+    x = out["xprobe"]
+    print(f"xprobe peak memory: {x['peak_gb']:.2f} GB in all, the probe's growth "
+          f"{x['peak_extra']:.2f}x its {x['embeddings_gb']:.2f} GB of embeddings (target: total "
+          f"<= 2x the embeddings, i.e. growth <= 1x)", flush=True)  # fmt: skip
     if not args.skip_senteval:
         print(f"xprobe done: {out['xprobe']}", flush=True)
         t, c = time.perf_counter(), time.process_time()
@@ -191,13 +246,20 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--skip-senteval", action="store_true")
     ap.add_argument("--nine", action="store_true", help="xprobe on the nine tasks' shapes")
+    ap.add_argument("--mdl", action="store_true", help="MDL online code vs one plain probe")
+    ap.add_argument("--repeat", type=int, default=2, help="--mdl: interleaved repetitions")
+    ap.add_argument("--protocol", choices=("converged", "senteval"), default="converged",
+                    help="xprobe's training protocol")  # fmt: skip
+    ap.add_argument("--quick", action="store_true", help="smoke run: 2000/500/500, 256-d")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
+    if args.quick:
+        args.n_train, args.n_dev, args.n_test, args.dim = 2000, 500, 500, 256
 
     import torch
 
     torch.set_num_threads(args.threads)
-    out = nine(args) if args.nine else compare(args)
+    out = nine(args) if args.nine else mdl(args) if args.mdl else compare(args)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)

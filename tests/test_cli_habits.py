@@ -29,7 +29,8 @@ def test_probe_progress_flags(
 ) -> None:
     data, vec = probe_data(tmp_path)
     argv = ["probe", "--encoder", f"bov:{vec}", "--data", str(data), "--out", str(tmp_path / "r")]
-    argv += ["--lang", "xx", "--classifier", "lr", "--grid", "none", "--max-epochs", "2", flag]
+    # mlp: the minibatch trainer has a bar (lr is one L-BFGS solve)
+    argv += ["--lang", "xx", "--classifier", "mlp", "--grid", "none", "--max-epochs", "2", flag]
     assert main([*argv, "--cache-dir", str(tmp_path / "c")]) == 0
     err = capsys.readouterr().err
     assert ("train" in err and "encode" in err) is shown

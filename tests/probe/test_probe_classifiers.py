@@ -9,7 +9,6 @@ from xprobe.errors import XProbeError
 from xprobe.probe.classifiers import (
     GridPoint,
     TrainConfig,
-    _prepare,
     column_moments,
     grid_points,
     train_select,
@@ -121,10 +120,13 @@ def test_column_moments_match_float64_and_survive_a_large_offset(chunk):
 
 
 def test_standardising_leaves_the_callers_arrays_alone():
+    from xprobe.probe.features import Features, standardisers
+
     g = np.random.default_rng(4)
     arrays = [g.normal(5, 3, size=(50, 4)).astype(np.float32) for _ in range(3)]
     before = [a.copy() for a in arrays]
-    xtr, xva, _ = _prepare(arrays, standardize=True, device="cpu")
+    stats = standardisers([arrays[0]])
+    xtr, xva = (Features([a], stats).rows(0, 50) for a in arrays[:2])
     for a, b in zip(arrays, before, strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_allclose(xtr.mean(0).numpy(), 0, atol=1e-5)

@@ -54,7 +54,8 @@ def test_mapped_checkpoint_and_partial_task_in_records(tmp_path):
     assert all(r["partial"] is True for r in recs)
 
 
-def test_auto_seeds_several_where_cheap(tmp_path):
+def test_auto_seeds_one_for_the_converged_lr(tmp_path):
+    """lr is solved to convergence: a second seed would repeat the number."""
     _data(tmp_path / "data" / "probing")
 
     class Length:
@@ -68,4 +69,33 @@ def test_auto_seeds_several_where_cheap(tmp_path):
     recs = run_probe(Length(), tmp_path / "data" / "probing", tmp_path / "r.jsonl", opts)
     seeds = {c: sorted({r["seed"] for r in recs if r["classifier"] == c}) for c in ("lr",
              "majority")}  # fmt: skip
-    assert seeds == {"lr": [0, 1, 2], "majority": [0]}
+    assert seeds == {"lr": [0], "majority": [0]}
+    assert {r["training_protocol"] for r in recs if r["classifier"] == "lr"} == {"converged"}
+    assert all("training_protocol" not in r for r in recs if r["classifier"] == "majority")
+
+
+def test_protocols_are_separate_records(tmp_path):
+    """A --protocol senteval run is recorded as such and does not count as the converged run
+    (nor the converged one as it): both end up in the results file."""
+    _data(tmp_path / "data" / "probing")
+
+    class Length:
+        id, dim = "length-v1", 1
+
+        def encode(self, batch):
+            return np.array([[len(s)] for s in batch], dtype=np.float32)
+
+    out = tmp_path / "r.jsonl"
+    for protocol in ("converged", "senteval", "converged"):
+        opts = ProbeOptions(classifiers=("lr",), cache_dir=tmp_path / "c", device="cpu",
+                            train=TrainConfig(protocol=protocol))  # fmt: skip
+        recs = run_probe(Length(), tmp_path / "data" / "probing", out, opts)
+        if recs:
+            assert {r["training_protocol"] for r in recs} == {protocol}
+            hp = recs[0]["hyperparameters"]
+            assert ("iterations" in hp) == (protocol == "converged") != ("epochs" in hp)
+    from xprobe.probe.records import read_records
+
+    done = read_records(out)
+    assert len(done) == 4  # dev + test, per protocol; the third run wrote nothing
+    assert {r["training_protocol"] for r in done} == {"converged", "senteval"}

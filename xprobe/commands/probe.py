@@ -2,8 +2,9 @@
 
 For each task: read the sets (SentEval files TASK.txt or X-Probe folders TASK/{tr,va,te}.txt),
 encode each split through the embedding cache, train every grid point on the training split,
-select on the validation split (SentEval's protocol), and append one record per (encoder,
-language, task, classifier, seed, split) to RESULTS.jsonl. Records already present are skipped.
+select on the validation split (lr solved to convergence, or --protocol senteval), and append
+one record per (encoder, language, task, classifier, seed, split) to RESULTS.jsonl. Records
+already present are skipped.
 A set without a training split (X-Probe's released va/te) trains on va and splits te in halves
 into validation and test (recorded in the record's "protocol"). Validation and test sentences
 that also occur in training are removed before scoring (counted in "overlap_removed"); records
@@ -87,8 +88,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="run seeds 0..N-1 (init, order, dropout); default: 3 for lr (cheap next to "
-        "encoding), 1 for mlp and rf (costly) and for deterministic classifiers",
+        help="run seeds 0..N-1 (init, order, dropout, --max-train sample); default 1 (lr is "
+        "solved to convergence: its seed only changes a --max-train sample)",
     )
     p.add_argument(
         "--grid",
@@ -167,12 +168,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--lr", type=float, default=1e-3, help="classifier Adam learning rate (default 1e-3)"
     )
-    p.add_argument("--max-epochs", type=int, default=60, help="classifier passes (default 60)")
+    p.add_argument("--max-epochs", type=int, default=60, help="mlp: passes at most (default 60)")
     p.add_argument(
         "--patience",
         type=int,
         default=5,
-        help="passes without better validation accuracy before stopping (default 5)",
+        help="mlp: passes without a lower validation loss before a grid point stops, after at "
+        "least 10 passes (default 5)",
+    )
+    p.add_argument(
+        "--protocol",
+        choices=("converged", "senteval"),
+        default="converged",
+        help="converged (default): lr solved to convergence by L-BFGS (scikit-learn's "
+        "LogisticRegression with C = 1/(n*l2)), mlp stopped on validation loss; senteval: "
+        "SentEval's exact protocol (raw inputs, Adam, batch 64, a validation accuracy check "
+        "every 4 passes, tenacity 5), for comparisons with published numbers; "
+        "--train-batch/--lr/--max-epochs/--patience are then SentEval's. See docs/probing.md",
     )
     p.add_argument(
         "--cache-dir",
@@ -253,6 +265,7 @@ def run(args: argparse.Namespace) -> int:
             lr=args.lr,
             max_epochs=args.max_epochs,
             patience=args.patience,
+            protocol=args.protocol,
             progress=sys.stderr.isatty() if args.progress is None else args.progress,
         ),
     )

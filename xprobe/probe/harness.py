@@ -54,11 +54,11 @@ log = logging.getLogger(__name__)
 
 EMBEDDING_CLASSIFIERS = ("mlp", "lr", "nb", "rf", "mdl-mlp", "mdl-lr")  # mdl-*: xprobe.probe.mdl
 CLASSIFIERS = EMBEDDING_CLASSIFIERS + BASELINES
-# Seeds when none are asked for: 3 where a fit is cheap next to encoding and the seed changes
-# the outcome (lr: init and order); 1 for the costly MLP and random forest, and for what is
-# deterministic (a second seed would repeat the number). Test-item noise is covered by the
+# Seeds when none are asked for: 1 for the costly MLP and random forest, and for what is
+# deterministic (a second seed would repeat the number: lr is solved to convergence, so its
+# seed changes nothing unless --max-train subsamples). Test-item noise is covered by the
 # report's bootstrap intervals either way.
-AUTO_SEEDS = {"lr": 3, "mlp": 1, "rf": 1, "nb": 1, "mdl-mlp": 1, "mdl-lr": 1,
+AUTO_SEEDS = {"lr": 1, "mlp": 1, "rf": 1, "nb": 1, "mdl-mlp": 1, "mdl-lr": 1,
               **dict.fromkeys(BASELINES, 1)}  # fmt: skip
 
 
@@ -224,6 +224,7 @@ class _Context:
         self, ps: ProbingSet, classifier: str, seed: int, layer: int | None = None
     ) -> dict[str, Any]:
         baseline = classifier in BASELINES
+        trained = classifier.removeprefix("mdl-") in ("lr", "mlp")
         rec = {
             "encoder": "baseline" if baseline else self.name,
             "encoder_id": "none" if baseline else self.encoder_id(layer),
@@ -235,7 +236,8 @@ class _Context:
             "metric": "accuracy",
             "dataset_hash": ps.sha256,
             "protocol": ps.protocol,
-            "grid": self.opts.grid if classifier.removeprefix("mdl-") in ("lr", "mlp") else "none",
+            "grid": self.opts.grid if trained else "none",
+            **({"training_protocol": self.opts.train.protocol} if trained else {}),
             "max_train": self.opts.max_train,
             "version": __version__,
             **({} if baseline else self.provenance[0]),
@@ -383,8 +385,10 @@ class _Context:
 
 def _hp(clf: str, r: Any, joint: bool = False) -> dict[str, Any]:
     """A selection's hyperparameters; ``epochs_joint``: passes of a layer-wise joint training
-    (until the last layer's last grid point stopped), not this layer's own count."""
-    hp = {"l2": r.selected.l2, "epochs_joint" if joint else "epochs": r.epochs}
+    (until the last layer's last grid point stopped), not this layer's own count;
+    ``iterations``: L-BFGS iterations of a converged lr (``_joint``: of all layers at once)."""
+    what = "iterations" if getattr(r, "solver", "adam") == "lbfgs" else "epochs"
+    hp = {"l2": r.selected.l2, f"{what}_joint" if joint else what: r.epochs}
     if clf == "mlp":
         hp.update(hidden=r.selected.hidden, dropout=r.selected.dropout)
     return hp

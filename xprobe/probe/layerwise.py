@@ -1,17 +1,19 @@
 """Layer-wise probing: every layer's classifiers (x every grid point) trained as one wide model.
 
 :func:`xprobe.probe.classifiers.train_select` trains the G grid points of one input at once. For
-L layers of a transformer this module trains L x G models at once: the inputs are stacked
-``(n, L, d)`` (each layer standardised with its own training statistics), model ``m`` reads layer
-``layer_of[m]``, and one minibatch step is one batched product for all of them. Each layer's
-models are initialised exactly as ``train_select`` would for that layer alone (the same seeded
-generator), they share the minibatch order, their losses are summed but their gradients do not
-mix, and each stops on its own validation accuracy: the result per layer is that of
-``train_select`` on the layer alone (up to float rounding; a test checks it), at a fraction of
-the cost (no Python loop over layers, one pass over the minibatch indices).
+L layers of a transformer this module trains L x G models at once.
 
-Layers of different widths (a ``st:`` model whose last module is a ``Dense``) fall back to one
-``train_select`` per layer.
+* ``lr`` (converged protocol): one block L-BFGS over every (layer, L2 point)
+  (:mod:`xprobe.probe.convex`), each block solved as if alone; layers may differ in width.
+* ``mlp`` (and both under ``--protocol senteval``): a minibatch is gathered from every layer
+  and stacked ``(b, L, d)`` (each layer standardised with its own training statistics, on the
+  fly), model ``m`` reads layer ``layer_of[m]``, and one minibatch step is one batched product
+  for all of them. Each layer's models are initialised exactly as ``train_select`` would for that
+  layer alone (the same seeded generator), they share the minibatch order, their losses are
+  summed but their gradients do not mix, and each stops on its own validation loss: the result
+  per layer is that of ``train_select`` on the layer alone (up to float rounding; a test checks
+  it), at a fraction of the cost. Layers of different widths (a ``st:`` model whose last module
+  is a ``Dense``) fall back to one ``train_select`` per layer.
 
 Example::
 
@@ -29,18 +31,19 @@ import numpy as np
 
 from xprobe.files import derive_seed, np_rng
 from xprobe.probe.classifiers import (
-    GridPoint,
     ProbeResult,
     TrainConfig,
-    _forward_single,
-    _Group,
-    _prepare,
-    _train,
+    _result,
+    batch_for,
     grid_points,
+    protocol_config,
     resolve_device,
+    select,
     train_select,
 )
 from xprobe.probe.datasets import ProbingSet
+from xprobe.probe.features import Features, standardisers
+from xprobe.probe.minibatch import _Group, forward_single, train_minibatch
 
 __all__ = ["cap_eval", "encoder_layers", "train_select_layers"]
 
@@ -104,9 +107,11 @@ def train_select_layers(
     """One :class:`ProbeResult` per layer (inputs given as one array per layer, same rows)."""
     import torch
 
-    cfg = config or TrainConfig()
+    cfg, rule = protocol_config(config or TrainConfig())
     n_layers = len(xtr)
-    if len({a.shape[1] for a in (*xtr, *xva, *xte)}) != 1 or n_layers == 1:
+    same_width = len({a.shape[1] for a in (*xtr, *xva, *xte)}) == 1
+    converged_lr = kind == "lr" and cfg.protocol == "converged"
+    if n_layers == 1 or not (same_width or converged_lr):
         return [
             train_select(a, ytr, b, yva, t, yte, kind, grid, seed, n_classes, hidden, cfg)
             for a, b, t in zip(xtr, xva, xte, strict=True)
@@ -114,56 +119,49 @@ def train_select_layers(
     points = grid_points(kind, grid, hidden)
     device = resolve_device(cfg.device)
     c = int(n_classes or 1 + max(int(ytr.max()), int(yva.max()), int(yte.max())))
-    prepared = [_prepare(t, cfg.standardize, device) for t in zip(xtr, xva, xte, strict=True)]
-    xtr_t, xva_t, xte_t = (torch.stack([p[i] for p in prepared], dim=1) for i in range(3))
-    del prepared  # (n, L, d) each
+    stats = standardisers(xtr, device) if cfg.standardize else None
     ytr_t, yva_t, yte_t = (torch.as_tensor(np.asarray(a), device=device) for a in (ytr, yva, yte))
+    if converged_lr:  # every layer x L2 point in one L-BFGS (widths may differ)
+        from xprobe.probe.convex import fit_select
+
+        def one(xs, i):
+            return Features([xs[i]], None if stats is None else [stats[i]], device)
+
+        trs = [one(xtr, i) for i in range(n_layers)]
+        vas = [one(xva, i) for i in range(n_layers)]
+        fit, best = fit_select(trs, ytr_t, vas, yva_t, points, c, cfg)
+        out = []
+        for i in range(n_layers):
+            sel = select(best[i], cfg.protocol)
+            logits = fit.logits_of(i, one(xte, i), sel)
+            out.append(_result(points, best[i], sel, logits, yte_t, fit.iterations, len(ytr)))
+        return out
+    tr, va, te = (Features(x, stats, device, layered=True) for x in (xtr, xva, xte))
     # every layer's models start as train_select's would (same seeded generator per layer)
     gens = [
         torch.Generator().manual_seed(derive_seed(seed, "init") % (2**63)) for _ in range(n_layers)
     ]
+    same = cfg.protocol == "senteval"
     groups = []
-    g, d = len(points), xtr_t.shape[2]
+    g, d = len(points), tr.dim
     for h in sorted({pt.hidden for pt in points}):
         members = [i for i, pt in enumerate(points) if pt.hidden == h]
-        parts = [_Group([points[i] for i in members], d, c, gen, device) for gen in gens]
+        parts = [_Group([points[i] for i in members], d, c, gen, device, same) for gen in gens]
         grp = _LayerGroup(parts, device)
         grp.ids = [layer * g + i for layer in range(n_layers) for i in members]
         groups.append(grp)
     dgen = torch.Generator(device=device).manual_seed(derive_seed(seed, "dropout") % (2**63))
-    best, snaps, epochs = _train(groups, xtr_t, ytr_t, xva_t, yva_t, cfg, seed, dgen, n_layers * g)
-    return [
-        _layer_result(points, best[layer * g : (layer + 1) * g], snaps[layer * g : (layer + 1) * g],
-                      xte_t[:, layer], yte_t, epochs, len(ytr))
-        for layer in range(n_layers)
-    ]  # fmt: skip
-
-
-def _layer_result(
-    points: list[GridPoint], best: np.ndarray, snaps: list[dict], xte, yte, epochs: int, n: int
-) -> ProbeResult:
-    import torch
-
-    sel = int(np.argmax(best))
-    with torch.no_grad():
-        pred = torch.cat(
-            [
-                _forward_single(snaps[sel], xte[i : i + 8192]).argmax(-1)
-                for i in range(0, len(xte), 8192)
-            ]
-        )
-    hit = pred == yte
-    test_acc = int(hit.sum().item()) / len(yte) if len(yte) else float("nan")
-    return ProbeResult(
-        selected=points[sel],
-        dev_acc=float(best[sel]),
-        test_acc=test_acc,
-        epochs=epochs,
-        n_train=n,
-        n_test=len(yte),
-        grid_dev=[(pt, float(b)) for pt, b in zip(points, best, strict=False)],
-        test_correct=hit.cpu().numpy(),
-    )
+    best, snaps, epochs = train_minibatch(groups, tr, ytr_t, va, yva_t, cfg, rule, seed, dgen,
+                                          n_layers * g, batch_for(cfg, len(tr)))  # fmt: skip
+    out = []
+    for layer in range(n_layers):
+        b, s = best[layer * g : (layer + 1) * g], snaps[layer * g : (layer + 1) * g]
+        sel = select(b, cfg.protocol)
+        with torch.no_grad():
+            parts_ = [forward_single(s[sel], xb[:, layer]) for _, xb in te.chunks(8192)]
+            logits = torch.cat(parts_) if parts_ else torch.zeros((0, c), device=device)
+        out.append(_result(points, b, sel, logits, yte_t, epochs, len(ytr)))
+    return out
 
 
 def encoder_layers(encoder: object, language: str) -> tuple[int | None, ...]:

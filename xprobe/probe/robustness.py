@@ -116,7 +116,7 @@ def _corr(a: np.ndarray, b: np.ndarray, method: str, p_max: float) -> float:
 _WITHIN = frozenset({"classifier", "max_train", "grid", "n_train", "encoder", "encoder_id",
                      "task", "dataset_hash", "n_test", "mapped_from", "teacher", "partial",
                      "test_overlap", "test_overlap_removed", "overlap_removed",
-                     "vocab_coverage"})  # fmt: skip
+                     "vocab_coverage", "training_protocol"})  # fmt: skip
 
 
 def study_key(r: dict[str, Any]) -> tuple:

@@ -1,0 +1,222 @@
+"""Logistic regression probes solved to convergence: every L2 point (and layer) at once.
+
+The ``lr`` probe is convex, so its accuracy should not depend on an optimiser budget or a
+stopping rule. For each grid point ``l2`` and each input (layer) this module minimises
+
+    f(W, b) = mean_i CE(y_i, x_i W + b) + l2 / 2 * ||W||^2     (the bias is not penalised)
+
+on the standardised training features, which is scikit-learn's ``LogisticRegression(C=...,
+solver="lbfgs")`` with ``C = 1 / (n * l2)`` (scikit-learn minimises ``C * sum_i CE + ||W||^2 / 2``,
+the same objective times ``C * n``): the binomial model (one weight vector) for two classes,
+the multinomial one (a vector per class) for more, as scikit-learn. The solver is full-batch
+L-BFGS with one history, step and stopping test per (layer, grid point) block
+(:mod:`xprobe.probe.lbfgs`), while one pass over the rows computes every block's loss and
+gradient (one ``(d, G*K)`` product per layer and chunk). A block stops when its largest
+gradient component is below ``tol`` (default 1e-4, scikit-learn's default on the same scale;
+1e-5 changed validation accuracies by at most 0.1 point at 1.6x the time), or after
+``max_iter`` iterations (logged).
+
+Memory and speed: the standardisation is folded into the weights (``((x - m) / s) W + b =
+x (W / s) + (b - m W / s)``), so the raw rows are read once per evaluation, chunk by chunk, and
+no standardised copy is made. Sums are float64 across chunks; the products are float32 (a column
+whose mean is large against its spread loses some gradient precision: ``|m| / s`` times float32
+rounding, far below ``tol`` for embeddings).
+
+Example::
+
+    fit = fit_lr([xtr], ytr, stats, l2s=[1e-5, 1e-4], n_classes=3)
+    probs = fit.logits(0, xva_chunk)          # (rows, G, K) for layer 0
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+__all__ = ["LrFit", "fit_lr"]
+
+
+@dataclass
+class LrFit:
+    """Solutions for every layer: ``theta[l]`` is ``(d + 1, G, K)`` float64 (last row: bias),
+    with ``K = 1`` (binomial) for two classes."""
+
+    theta: list
+    iterations: int
+    evaluations: int
+    converged: bool
+    n_classes: int
+
+    def logits_of(self, layer: int, feats, g: int):
+        """``(n, C)`` logits of grid point ``g`` on every row of ``feats`` (Features)."""
+        import torch
+
+        with torch.no_grad():
+            parts = [self.logits(layer, xb)[:, g] for _, xb in feats.chunks(8192)]
+        return torch.cat(parts) if parts else torch.zeros((0, self.n_classes))
+
+    def dev_accuracies(self, layer: int, feats, y):
+        """Per grid point, the accuracy on ``feats`` (Features) and labels ``y``."""
+        return self.dev_scores(layer, feats, y)[0]
+
+    def dev_scores(self, layer: int, feats, y):
+        """Per grid point, the accuracy and the mean cross-entropy (nats) on ``feats``/``y``."""
+        import torch
+
+        g = self.theta[layer].shape[1]
+        correct = torch.zeros(g, dtype=torch.long)
+        nll = torch.zeros(g, dtype=torch.float64)
+        with torch.no_grad():
+            for a, xb in feats.chunks(8192):
+                z = self.logits(layer, xb).double()
+                yb = y[a : a + len(xb)]
+                correct += (z.argmax(-1) == yb[:, None]).sum(0).cpu()
+                lp = torch.log_softmax(z, -1).gather(2, yb.view(-1, 1, 1).expand(-1, g, 1))
+                nll -= lp.sum(0)[:, 0].cpu()
+        n = max(len(feats), 1)
+        return correct.numpy() / n, nll.numpy() / n
+
+    def logits(self, layer: int, x):
+        """``(rows, G, C)`` logits of standardised rows ``x`` (``(rows, d)``)."""
+        import torch
+
+        th = self.theta[layer]
+        d, g, k = th.shape[0] - 1, th.shape[1], th.shape[2]
+        z = (x @ th[:d].reshape(d, g * k).float()).view(-1, g, k) + th[d].float()
+        if k == 1:  # binomial: class 1 against class 0
+            return torch.cat([torch.zeros_like(z), z], dim=2)
+        return z
+
+
+def _chunk_rows(d: int) -> int:
+    return max(256, (1 << 22) // max(d, 1))  # about 16 MB of float32 per chunk
+
+
+def _loss_grad(z, y, k: int):
+    """CE summed over rows, per grid point ``(G,)``, and its gradient w.r.t. ``z`` (``(m, G,
+    K)`` float64)."""
+    import torch
+
+    if k == 1:
+        t = y.to(z.dtype).view(-1, 1, 1)
+        loss = (torch.nn.functional.softplus(z) - t * z).sum(dim=(0, 2))
+        return loss, torch.sigmoid(z) - t
+    logp = torch.log_softmax(z, dim=2)
+    idx = y.view(-1, 1, 1).expand(-1, z.shape[1], 1)
+    loss = -logp.gather(2, idx).sum(dim=(0, 2))
+    g = logp.exp_()
+    g.scatter_add_(2, idx, torch.full(idx.shape, -1.0, dtype=z.dtype, device=z.device))
+    return loss, g
+
+
+class _Objective:
+    """The summed objective over layers and grid points, evaluated chunk by chunk."""
+
+    def __init__(self, xs: Sequence, y, stats: list[tuple] | None, l2s, k: int) -> None:
+        import torch
+
+        # y: one label tensor for all inputs, or one per input (inputs of different rows)
+        self.xs, self.k = xs, k
+        self.ys = list(y) if isinstance(y, (list, tuple)) else [y] * len(xs)
+        dev = xs[0].device
+        self.l2 = torch.tensor(list(l2s), dtype=torch.float64, device=dev).view(1, -1, 1)
+        self.stats = stats or [
+            (torch.zeros(x.shape[1], device=dev), torch.ones(x.shape[1], device=dev)) for x in xs
+        ]
+        self.evals = 0
+
+    def __call__(self, thetas: list) -> tuple[list, list]:
+        """Per input, the objective of every grid point ``(G,)`` and the gradients."""
+        import torch
+
+        self.evals += 1
+        values, grads = [], []
+        for x, y, th, (mean, std) in zip(self.xs, self.ys, thetas, self.stats, strict=True):
+            n = max(int(y.shape[0]), 1)
+            d, g, k = th.shape[0] - 1, th.shape[1], th.shape[2]
+            w = th[:d]
+            # standardising folded into the weights: ((x - m) / s) W + b = x W' + b'
+            ws = w / std.double().view(-1, 1, 1)  # W' = W / s
+            w32 = ws.reshape(d, g * k).float()
+            b = th[d] - torch.einsum("d,dgk->gk", mean.double(), ws)  # b' = b - m W'
+            gw = torch.zeros((d, g * k), dtype=torch.float64, device=x.device)
+            gb = torch.zeros((g, k), dtype=torch.float64, device=x.device)
+            total = torch.zeros(g, dtype=torch.float64, device=x.device)
+            step = _chunk_rows(d)
+            for a in range(0, x.shape[0], step):
+                xc = x[a : a + step]
+                z = (xc @ w32).double().view(-1, g, k) + b
+                loss, gz = _loss_grad(z, y[a : a + step], k)
+                total += loss / n
+                gz = gz / n
+                # (gz^T x)^T: torch's x^T @ gz with a narrow gz is 30x slower on the CPU
+                gw += (gz.reshape(-1, g * k).float().t() @ xc).t().double()
+                gb += gz.sum(0)
+            # d/dW of x W' + b': (x^T gz - m (1^T gz)) / s
+            gw = gw.view(d, g, k) - mean.double().view(-1, 1, 1) * gb
+            gw = gw / std.double().view(-1, 1, 1) + self.l2 * w
+            total += 0.5 * (self.l2 * w * w).sum(dim=(0, 2))
+            values.append(total)
+            grads.append(torch.cat([gw, gb.unsqueeze(0)], dim=0))
+        return values, grads
+
+
+def fit_lr(
+    xs: Sequence,
+    y,
+    stats: list[tuple] | None,
+    l2s: Sequence[float],
+    n_classes: int,
+    tol: float = 1e-4,
+    max_iter: int = 1000,
+    init: list | None = None,
+) -> LrFit:
+    """Minimise every (layer, L2) objective at once; ``xs``: one raw float32 ``(n, d)`` tensor
+    per layer, ``y`` their labels (or one label tensor per input, when the inputs are different
+    rows, e.g. the prefixes of an online code), ``stats``: their ``(mean, std)`` (None: no
+    standardising); ``init``: a previous
+    fit's ``theta`` to start from (a warm start; the minimum is the same)."""
+    import torch
+
+    from xprobe.probe.lbfgs import minimise
+
+    k = 1 if n_classes == 2 else n_classes
+    dev = xs[0].device
+    if init is not None:
+        thetas = [t.detach().clone() for t in init]
+    else:
+        thetas = [
+            torch.zeros((x.shape[1] + 1, len(l2s), k), dtype=torch.float64, device=dev) for x in xs
+        ]
+    obj = _Objective(xs, y, stats, l2s, k)
+    size = sum(t.numel() for t in thetas)
+    history = max(3, min(100, int(2e8 // (16 * size))))  # s and y pairs within ~200 MB
+    thetas, grads, iters, converged = minimise(obj, thetas, tol, max_iter, history)
+    if not converged:
+        gmax = max(float(gr.abs().max()) for gr in grads)
+        level = logging.WARNING if iters >= max_iter else logging.DEBUG
+        log.log(level, "lr probe: L-BFGS stopped after %d iterations with gradient %.2g > "
+                "tol %.0e (no L2 and separable data, or float32 precision)", iters, gmax,
+                tol)  # fmt: skip
+    return LrFit(thetas, iters, obj.evals, converged, n_classes)
+
+
+def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, cfg,
+               init: list | None = None):  # fmt: skip
+    """Fit every (layer, grid point) on the training Features ``trs`` (one per layer); return
+    the fit and the validation accuracies ``(L, G)``."""
+    import numpy as np
+
+    from xprobe.errors import XProbeError
+
+    if any(pt.hidden or pt.dropout for pt in points):
+        raise XProbeError("the converged lr solver takes L2 grid points only (no hidden units)")
+    xs = [f.x[0] for f in trs]
+    stats = None if trs[0].stats is None else [f.stats[0] for f in trs]
+    l2s = [pt.l2 for pt in points]
+    fit = fit_lr(xs, ytr, stats, l2s, n_classes, cfg.tol, cfg.max_iter, init)
+    best = np.stack([fit.dev_accuracies(i, va, yva) for i, va in enumerate(vas)])
+    return fit, best

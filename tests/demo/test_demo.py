@@ -28,7 +28,7 @@ def test_demo_is_the_sample_study(tmp_path: Path) -> None:
         study = load_study(STUDIES_DIR / "sample.toml", tmp_path, variant)
         names = [s.name for s in study.steps]
         assert names[0] == "sample" and names[-1] == "report"
-        assert {"corpus-de", "train-nli-en-bilstm-max", "map-de-bilstm-max"} <= set(names), size
+        assert {"extract-de", "train-nli-en-bilstm-max", "map-de-bilstm-max"} <= set(names), size
     tiny = load_study(STUDIES_DIR / "sample.toml", tmp_path, "tiny")
     assert tiny.data["sample"]["sentences"] == 8000 and tiny.data["study"]["sizes"] == [
         400,

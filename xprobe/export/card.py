@@ -118,9 +118,12 @@ def _task_rows(manifest: dict[str, Any], sizes: dict[str, dict[str, int]]) -> li
         labels = entry.get("labels") or []
         shown = ", ".join(map(str, labels[:8])) + (f" … ({len(labels)})" if len(labels) > 8 else "")
         params = ", ".join(f"{k}={v}" for k, v in sorted((entry.get("params") or {}).items()))
+        filled = "yes" if entry.get("partial") else "no"
+        if entry.get("applicable") is False:
+            filled = f"n/a ({entry.get('reason', '')})"
         rows.append(
             f"| {file} | {entry.get('task', file)} | {s['train']} | {s['validation']} | "
-            f"{s['test']} | {shown} | {'yes' if entry.get('partial') else 'no'} | {params} |"
+            f"{s['test']} | {shown} | {filled} | {params} |"
         )
     return rows
 
@@ -128,7 +131,9 @@ def _task_rows(manifest: dict[str, Any], sizes: dict[str, dict[str, int]]) -> li
 def _partial(manifest: dict[str, Any]) -> list[str]:
     out = []
     for file, entry in sorted(manifest["tasks"].items()):
-        if entry.get("partial"):
+        if entry.get("applicable") is False:
+            out.append(f"- **{file}**: not applicable, no configuration: {entry.get('reason')}")
+        elif entry.get("partial"):
             why = "; ".join(entry.get("shortfalls") or []) or "filled only partly"
             out.append(f"- **{file}**: {why}")
     return out or ["None: every task was filled to the sizes asked."]

@@ -38,9 +38,14 @@ from xprobe.extract.leftovers import find_leftovers
 from xprobe.files import read_lines, sha256_file
 from xprobe.probe.hf_layout import EXPORT_STAMP, HF_SPLITS
 
-__all__ = ["export_datasets", "read_extraction"]
+__all__ = ["export_datasets", "not_applicable", "read_extraction"]
 
 log = logging.getLogger(__name__)
+
+
+def not_applicable(entry: dict[str, Any]) -> bool:
+    """A manifest entry of a task that does not apply (``"applicable": false``, a reason)."""
+    return entry.get("applicable") is False
 
 
 def read_extraction(d: Path) -> tuple[dict[str, Any], str]:
@@ -69,6 +74,8 @@ def read_extraction(d: Path) -> tuple[dict[str, Any], str]:
     if not isinstance(manifest, dict) or not isinstance(manifest.get("tasks"), dict):
         raise InputError(str(manifest_path), None, "no 'tasks' table: not an extraction manifest")
     for file, entry in sorted(manifest["tasks"].items()):
+        if not_applicable(entry):
+            continue  # no file by design: the card gives the reason
         path = d / entry.get("file", f"{file}.txt")
         if not path.is_file():
             raise XProbeError(f"{path}: listed in manifest.json but missing (unfinished?)")
@@ -165,6 +172,10 @@ def export_datasets(
     sizes: dict[str, dict[str, int]] = {}
     with export_folder(Path(out), EXPORT_STAMP, info, force) as tmp:
         for file, entry in sorted(manifest["tasks"].items()):
+            if not_applicable(entry):
+                sizes[file] = dict.fromkeys(HF_SPLITS.values(), 0)
+                log.info("%s: n/a (%s): no configuration", file, entry.get("reason", ""))
+                continue
             sizes[file] = _write_task(d, tmp, file, entry)
             log.info("%s: %s", file, ", ".join(f"{k} {v}" for k, v in sizes[file].items()))
         shutil.copyfile(d / "manifest.json", tmp / "manifest.json")

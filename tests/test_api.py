@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import xprobe
+from tests.toy_tasks import write_length_task
 from xprobe.errors import XProbeError
 from xprobe.probe.classifiers import TrainConfig
 from xprobe.probe.records import read_records, validate_record
@@ -20,14 +21,7 @@ FAST = TrainConfig(max_epochs=30, patience=5, lr=1e-2)
 def _folder(root: Path, lang: str, n: int = 40) -> Path:
     d = root / lang
     d.mkdir(parents=True)
-    g = np.random.default_rng(len(lang))
-    lines = []
-    for split, k in (("tr", n), ("va", n // 2), ("te", n // 2)):
-        for _ in range(k):
-            length = int(g.integers(2, 9))
-            words = " ".join(f"w{int(i)}" for i in g.integers(0, 10, size=length))
-            lines.append(f"{split}\t{'long' if length >= 5 else 'short'}\t{words}\n")
-    (d / "sentence_length.txt").write_text("".join(lines), encoding="utf-8")
+    write_length_task(d / "sentence_length.txt", n, seed=len(lang))
     (d / "manifest.json").write_text(json.dumps({"language": lang, "tasks": {}}), "utf-8")
     return d
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.toy_tasks import write_length_task
 from xprobe.cli import main
 from xprobe.probe.classifiers import TrainConfig
 from xprobe.probe.harness import ProbeOptions, run_probe
@@ -37,14 +38,7 @@ class LengthEncoder:
 
 
 def _task(path: Path, n: int = 40) -> None:
-    g = np.random.default_rng(0)
-    lines = []
-    for split, k in (("tr", n), ("va", n // 2), ("te", n // 2)):
-        for _ in range(k):
-            length = int(g.integers(2, 9))
-            words = " ".join(f"w{int(i)}" for i in g.integers(0, 10, size=length))
-            lines.append(f"{split}\t{'long' if length >= 5 else 'short'}\t{words}\n")
-    path.write_text("".join(lines), encoding="utf-8")
+    write_length_task(path, n)
 
 
 @pytest.fixture(scope="module")

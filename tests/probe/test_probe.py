@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from tests.toy_tasks import write_length_task
 from xprobe.encoders.bov import BoVEncoder
 from xprobe.encoders.spec import CallableEncoder, NpyEmbeddings, default_name, parse_encoder
 from xprobe.encoders.vectors import WordVectors
@@ -23,14 +24,7 @@ FAST = TrainConfig(max_epochs=40, patience=10, lr=1e-2)
 
 def _write_task(path, n=60):
     """SentLen-like: label 'long' iff the sentence has >= 5 tokens; words w0..w9."""
-    g = np.random.default_rng(0)
-    lines = []
-    for split, k in (("tr", n), ("va", n // 2), ("te", n // 2)):
-        for _ in range(k):
-            length = int(g.integers(2, 9))
-            words = " ".join(f"w{int(i)}" for i in g.integers(0, 10, size=length))
-            lines.append(f"{split}\t{'long' if length >= 5 else 'short'}\t{words}\n")
-    path.write_text("".join(lines), encoding="utf-8")
+    write_length_task(path, n)
 
 
 @pytest.fixture

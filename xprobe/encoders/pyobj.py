@@ -20,52 +20,27 @@ Example::
 from __future__ import annotations
 
 import hashlib
-import inspect
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from xprobe.encoders.detok import Detokenizer
+from xprobe.encoders.spec import CallableEncoder, source_digest
 from xprobe.errors import XProbeError
 
 __all__ = ["TextCallableEncoder", "as_encoder", "from_model", "weights_digest"]
 
 
-class TextCallableEncoder:
+class TextCallableEncoder(CallableEncoder):
     """Wraps ``fn(list of str) -> array``; id: name, source digest and detokeniser."""
 
     def __init__(self, fn: Callable[[list[str]], Any], name: str, language: str | None) -> None:
-        self.fn, self.name = fn, name
+        super().__init__(fn, name)
         self.detok = Detokenizer(language)
-        src = inspect.getsourcefile(fn) if inspect.isfunction(fn) or inspect.ismethod(fn) else None
-        if src is None:
-            src = inspect.getsourcefile(type(fn)) if not inspect.isfunction(fn) else None
-        digest = ""
-        if src and Path(src).is_file():
-            digest = hashlib.sha256(Path(src).read_bytes()).hexdigest()[:16]
-        self._id = f"python-text:{name}:{digest}:detok={self.detok.name}"
-        self._dim: int | None = getattr(fn, "dim", None)
+        self._id = f"python-text:{name}:{source_digest(fn)}:detok={self.detok.name}"
 
-    @property
-    def id(self) -> str:
-        return self._id
-
-    @property
-    def dim(self) -> int:
-        if self._dim is None:
-            self.encode([["."]])
-        assert self._dim is not None
-        return self._dim
-
-    def encode(self, batch: Sequence[Sequence[str]]) -> np.ndarray:
-        texts = [self.detok.detokenize(list(s)).strip() for s in batch]
-        arr = np.asarray(self.fn(texts), dtype=np.float32)
-        if arr.ndim != 2 or arr.shape[0] != len(batch):
-            raise XProbeError(f"{self.name}: returned shape {arr.shape} for {len(batch)} sentences")
-        self._dim = arr.shape[1]
-        return arr
+    def inputs(self, batch: Sequence[Sequence[str]]) -> list[Any]:
+        """The probing set's Moses tokens as the text ``fn`` expects."""
+        return [self.detok.detokenize(list(s)).strip() for s in batch]
 
 
 def weights_digest(model: Any) -> str:

@@ -51,21 +51,30 @@ __all__ = [
     "NpyEmbeddings",
     "default_name",
     "parse_encoder",
+    "source_digest",
     "split_display_name",
 ]
+
+
+def source_digest(fn: Any) -> str:
+    """16 hex digits of the source file that defines ``fn`` (a function, a method, or a callable
+    object's class); "" when there is none (a builtin, an interactive definition)."""
+    if inspect.isfunction(fn) or inspect.ismethod(fn):
+        src = inspect.getsourcefile(fn)
+    else:
+        src = inspect.getsourcefile(type(fn)) if callable(fn) else None
+    if src and Path(src).is_file():
+        return hashlib.sha256(Path(src).read_bytes()).hexdigest()[:16]
+    return ""
 
 
 class CallableEncoder:
     """Wraps ``fn(list of token lists) -> array``; the id includes a digest of its source file."""
 
     def __init__(self, fn: Callable[[list[list[str]]], Any], name: str) -> None:
-        self.fn = fn
+        self.fn, self.name = fn, name
         self.calls = 0
-        src = inspect.getsourcefile(fn) if callable(fn) else None
-        digest = ""
-        if src and Path(src).is_file():
-            digest = hashlib.sha256(Path(src).read_bytes()).hexdigest()[:16]
-        self._id = f"python:{name}:{digest}"
+        self._id = f"python:{name}:{source_digest(fn)}"
         self._dim: int | None = getattr(fn, "dim", None)
 
     @property
@@ -79,9 +88,13 @@ class CallableEncoder:
         assert self._dim is not None
         return self._dim
 
+    def inputs(self, batch: Sequence[Sequence[str]]) -> list[Any]:
+        """What ``fn`` is given for a batch of token lists: the token lists themselves."""
+        return [list(s) for s in batch]
+
     def encode(self, batch: Sequence[Sequence[str]]) -> np.ndarray:
         self.calls += 1
-        arr = np.asarray(self.fn([list(s) for s in batch]), dtype=np.float32)
+        arr = np.asarray(self.fn(self.inputs(batch)), dtype=np.float32)
         if arr.ndim != 2 or arr.shape[0] != len(batch):
             raise XProbeError(f"{self._id}: returned shape {arr.shape} for {len(batch)} sentences")
         self._dim = arr.shape[1]

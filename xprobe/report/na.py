@@ -3,7 +3,7 @@
 The probe writes, for a task that ``extract`` marked not applicable, records with
 ``not_applicable`` (the reason) and no value (:mod:`xprobe.probe.not_applicable`). They are
 taken out before the numbers are grouped (:func:`split_records`); every table of that dataset
-and language then gets the task's column with "n/a (reason)" in each row
+and language then gets the task's column: "n/a" in each row, "n/a (reason)" on its n_test row
 (:func:`add_na_columns`), and report.md lists them (:func:`na_section`).
 
 Example::
@@ -39,8 +39,8 @@ def split_records(
 def add_na_columns(
     t: Table, header: list[str], body: list[list[str]], na: dict[tuple[str, str, str], str]
 ) -> tuple[list[str], list[list[str]]]:
-    """The table's header and rows with a column "n/a (reason)" for each n/a task of its
-    dataset and language that it lacks, in task order (the ``n_test`` row says "n/a")."""
+    """The table's header and rows with a column for each n/a task of its dataset and language
+    that it lacks, in task order: "n/a" in every row, "n/a (reason)" on the ``n_test`` row."""
     mine = {task: why for (ds, lang, task), why in na.items()
             if (ds, lang) == (t.dataset, t.language) and task not in header[1:]}  # fmt: skip
     if not mine:
@@ -48,12 +48,16 @@ def add_na_columns(
     tasks = order_tasks(set(header[1:]) | set(mine))
     old = {name: i for i, name in enumerate(header)}
     new_header = [header[0], *tasks]
+    # the reason once per column, on the n_test row (else the first row): every row repeating a
+    # reason of a few lines made the tables of a study with many encoders unreadable
+    names = [row[0] for row in body]
+    said = names.index("n_test") if "n_test" in names else 0
     rows = []
-    for row in body:
+    for i, row in enumerate(body):
         cells = [row[0]]
         for task in tasks:
             if task in mine:
-                cells.append("n/a" if row[0] == "n_test" else f"n/a ({mine[task]})")
+                cells.append(f"n/a ({mine[task]})" if i == said else "n/a")
             else:
                 cells.append(row[old[task]])
         rows.append(cells)

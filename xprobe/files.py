@@ -9,12 +9,33 @@ import io
 import json
 import os
 import random
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
+
+# the TOML reader of profiles, recipes and study files: the standard library from Python 3.11,
+# tomli before (imported from here: `from xprobe.files import tomllib`)
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = [
+    "atomic_write",
+    "derive_seed",
+    "find_not_utf8",
+    "np_rng",
+    "open_text",
+    "read_lines",
+    "rng",
+    "sha256_file",
+    "tomllib",
+    "write_json",
+]
 
 
 def _current_umask() -> int:

@@ -16,18 +16,13 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
+from xprobe.files import tomllib
 from xprobe.resources import data_dir
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["MAPPING_DIR", "Recipe", "RecipeError", "available_recipes", "load_recipe"]
 

@@ -240,10 +240,6 @@ def draft_profile(
 
 
 def _toml(text: str) -> dict:
-    import sys
+    from xprobe.files import tomllib
 
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
     return tomllib.loads(text)

@@ -11,16 +11,11 @@ from __future__ import annotations
 
 import copy
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from xprobe.files import tomllib
 
 __all__ = [
     "ENTRIES",

@@ -161,3 +161,21 @@ def test_cached_vectors_encode_each_distinct_sentence_once(tmp_path):
     again = cached_vectors(enc, sents, tmp_path, desc="t")
     assert len(enc.seen) == 3 and np.array_equal(again, vecs)  # from the cache
     assert cached_vectors(enc, sents, None).tolist() == vecs.tolist()  # no cache: same rows
+
+
+def test_cached_vectors_log_progress_when_no_terminal_shows_a_bar(tmp_path, caplog):
+    """A long encode run under nohup or a scheduler (no terminal: no progress bar) still says in
+    the log how far it is, once per chunk, with counts a reader can check."""
+    import logging
+
+    from xprobe.nli.vectors import cached_vectors
+
+    sents = [["w"] * (i % 4 + 1) + [str(i)] for i in range(10)]
+    with caplog.at_level(logging.INFO, logger="xprobe.nli.vectors"):
+        cached_vectors(_Counting(), sents, tmp_path, desc="teacher vectors", chunk=4)
+    lines = [r.getMessage() for r in caplog.records if "of 10 sentences" in r.getMessage()]
+    assert lines == [
+        "teacher vectors: 4 of 10 sentences encoded",
+        "teacher vectors: 8 of 10 sentences encoded",
+        "teacher vectors: 10 of 10 sentences encoded",
+    ]

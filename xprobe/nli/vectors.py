@@ -115,7 +115,9 @@ def _cached(
         tmp = target.parent / f".{target.name}.{os.getpid()}.tmp.npy"
         out = open_memmap(tmp, mode="w+", dtype=np.float32, shape=(n, dim))
     try:
-        for start in tqdm(range(0, n, chunk), desc=desc, unit="chunk", disable=None):
+        bar = tqdm(range(0, n, chunk), desc=desc, unit="chunk", disable=None)
+        say = bar.disable and n > chunk  # no bar (no terminal): the log says how far it is
+        for start in bar:
             batch = [list(s) for s in sentences[start : start + chunk]]
             vecs = np.asarray(encoder.encode(batch), dtype=np.float32)
             if vecs.shape != (len(batch), dim):
@@ -124,6 +126,8 @@ def _cached(
                     f"sentences (expected ({len(batch)}, {dim}))"
                 )
             out[start : start + len(batch)] = vecs
+            if say:
+                log.info("%s: %d of %d sentences encoded", desc, start + len(batch), n)
         if target is None:
             return out
         out.flush()

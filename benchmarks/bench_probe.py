@@ -25,6 +25,11 @@ the cost of probing one encoder on the whole benchmark::
 plain probe; ``--protocol senteval`` trains xprobe's side with SentEval's protocol; ``--quick``
 is a smoke run (2000/500/500, 256-d). The xprobe row reports its peak memory growth as a
 multiple of the embeddings (resource.getrusage; xprobe runs first in the process).
+
+``--data v1`` draws the synthetic data with the generator used until 2026-11-25 (the 13.6x
+figure of 2026-11-23): the same model, other random draws (the default ``v2`` draws float32
+chunks, so generating needs no more memory than the data). SentEval's early stopping ends at a
+different pass on each, so compare figures on the same ``--data`` only.
 """
 
 from __future__ import annotations
@@ -55,6 +60,20 @@ def make_data(n: int, dim: int, classes: int, seed: int, latent: int = 256):
         np.matmul(z, mix, out=x[a : a + m])
         x[a : a + m] += 0.5 * g.standard_normal((m, dim), dtype=np.float32)
     return x, y
+
+
+def make_data_v1(n: int, dim: int, classes: int, seed: int, latent: int = 256):
+    """``--data v1``: the generator used until 2026-11-25 (and for the 13.6x figure of
+    2026-11-23): the same model drawn in one piece with float64 noise (other rows; a 4x memory
+    peak while generating)."""
+    g = np.random.default_rng(seed)
+    mix = np.random.default_rng(1234).normal(size=(latent, dim)).astype(np.float32) / 16
+    w = np.random.default_rng(99).normal(size=(latent, classes))
+    z = g.normal(size=(n, latent)).astype(np.float32)
+    logits = z @ w + 2.5 * g.normal(size=(n, classes))
+    y = logits.argmax(1)
+    x = z @ mix + 0.5 * g.normal(size=(n, dim)).astype(np.float32)
+    return x.astype(np.float32), y
 
 
 def senteval_fit(xtr, ytr, xva, yva, l2, nhid, classes, seed=1111):
@@ -153,7 +172,8 @@ def run_xprobe(data, classifier: str, classes: int, protocol: str = "converged")
 
 
 def split(args, classes: int, seed: int):
-    x, y = make_data(args.n_train + args.n_dev + args.n_test, args.dim, classes, seed)
+    gen = make_data_v1 if args.data == "v1" else make_data
+    x, y = gen(args.n_train + args.n_dev + args.n_test, args.dim, classes, seed)
     a, b = args.n_train, args.n_train + args.n_dev
     return (x[:a], y[:a], x[a:b], y[a:b], x[b:], y[b:])
 
@@ -250,6 +270,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2, help="--mdl: interleaved repetitions")
     ap.add_argument("--protocol", choices=("converged", "senteval"), default="converged",
                     help="xprobe's training protocol")  # fmt: skip
+    ap.add_argument("--data", choices=("v2", "v1"), default="v2",
+                    help="synthetic data generator: v2 (float32 chunks, default) or v1 (before "
+                    "2026-11-25, for A/B against older figures)")  # fmt: skip
     ap.add_argument("--quick", action="store_true", help="smoke run: 2000/500/500, 256-d")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()

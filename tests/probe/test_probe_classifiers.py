@@ -104,7 +104,7 @@ def test_unknown_grid_and_device():
         train_select(*_split(*_linear(n=100)), kind="lr", config=TrainConfig(device="tpu"))
 
 
-@pytest.mark.parametrize("chunk", [1, 7, 2048])
+@pytest.mark.parametrize("chunk", [1, 7, 2048, None])
 def test_column_moments_match_float64_and_survive_a_large_offset(chunk):
     import torch
 

@@ -97,6 +97,36 @@ def test_block_lbfgs_solves_each_point_as_if_alone():
     assert alone.iterations < both.iterations  # the strongly regularised point is done first
 
 
+@pytest.mark.parametrize("k", [2, 3])
+def test_objective_and_gradient_are_those_of_the_standardised_float64_problem(k):
+    """The chunked objective (standardising folded into the weights, float32 products in the
+    transposed order) gives the value and gradient of the float64 objective on standardised
+    rows, for every grid point (autograd as the reference)."""
+    import torch
+
+    from xprobe.probe.convex import _Objective
+    from xprobe.probe.features import standardisers
+
+    d = 2048  # 2,048 rows a chunk: 3,000 rows are two chunks
+    x, y = _embeddings(3000, d, k, seed=6)
+    kk = 1 if k == 2 else k
+    l2s = [1e-4, 1e-2]
+    stats = standardisers([x])
+    th = torch.from_numpy(np.random.default_rng(1).normal(size=(d + 1, 2, kk)) * 0.01)
+    values, grads = _Objective([torch.from_numpy(x)], torch.from_numpy(y), stats, l2s, kk)([th])
+    m, s = (t.double() for t in stats[0])
+    xs = (torch.from_numpy(x).double() - m) / s
+    for g, l2 in enumerate(l2s):
+        t = th[:, g].clone().requires_grad_(True)
+        z = xs @ t[:d] + t[d]
+        if kk == 1:
+            z = torch.cat([torch.zeros_like(z), z], dim=1)
+        f = torch.nn.functional.cross_entropy(z, torch.from_numpy(y)) + l2 / 2 * (t[:d] ** 2).sum()
+        f.backward()
+        np.testing.assert_allclose(float(values[0][g]), float(f.detach()), rtol=1e-6)
+        np.testing.assert_allclose(grads[0][:, g].numpy(), t.grad.numpy(), atol=1e-6)
+
+
 def test_lr_does_not_depend_on_the_seed_or_an_epoch_budget():
     x, y = _embeddings(1500, 30, 3, seed=2)
     data = (x[:900], y[:900], x[900:1200], y[900:1200], x[1200:], y[1200:])

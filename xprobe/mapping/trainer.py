@@ -46,6 +46,7 @@ from xprobe.errors import XProbeError
 from xprobe.files import derive_seed, np_rng, write_json
 from xprobe.mapping.config import MapConfig
 from xprobe.mapping.loss import alignment_loss, check_lambda, derangement, retrieval_accuracy
+from xprobe.mapping.optim import clip_gradients, make_optimizer
 from xprobe.nli.state import restore_state, save_state
 
 __all__ = ["MapConfig", "evaluate_student", "map_encoder"]
@@ -72,12 +73,12 @@ class _Run:
     """One mapping run's moving parts (kept together so each step stays small)."""
 
     def __init__(self, cfg: MapConfig, student, data, stopper, meta: dict, files: dict | None):
-        import torch
-
         self.cfg, self.student, self.data, self.stopper = cfg, student, data, stopper
         self.meta, self.files, self.out = meta, files, Path(cfg.out)
         self.batch_size = cfg.resolved_batch_size()
-        self.opt = torch.optim.Adam(student.parameters(), lr=cfg.resolved_lr())
+        self.params = list(student.parameters())
+        fused = student.kind == "transformer"  # X-Probe's own students keep the plain loop
+        self.opt = make_optimizer(self.params, cfg.resolved_lr(), fused)
         self.steps_timed, self.seconds, self.first_s, self.setup_s = 0, 0.0, 0.0, 0.0
 
     def batches(self, epoch: int) -> list[np.ndarray]:
@@ -118,7 +119,7 @@ class _Run:
         loss = alignment_loss(x, y, self.cfg.lam, derangement(len(rows), gen))
         self.opt.zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(list(self.student.parameters()), 5.0)
+        clip_gradients(self.params, 5.0)
         self.opt.step()
         return float(loss.detach())
 

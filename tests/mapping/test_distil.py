@@ -350,3 +350,17 @@ def test_resume_after_sigkill_is_byte_identical(world, tmp_path):
     for name in ("speed.json", "map_state.pt"):
         full.pop(name), cut.pop(name)
     assert full == cut
+
+
+def test_st_student_run_prints_no_transformers_bars_to_a_log(world, tmp_path, capsys):
+    """Under nohup or a scheduler (stderr not a terminal) a map run with an st: student writes no
+    "Loading weights" or "Writing model shards" bars into the log: loading the student and
+    saving it at each evaluation go through the same terminal-only rule as every encoder."""
+    spec = f"st:{world / 'st-teacher'}"
+    args = _args(world, tmp_path / "o", spec, "--epochs", "1", "--lr", "0.001")
+    args[args.index("--teacher") + 1] = spec
+    capsys.readouterr()
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "Loading weights" not in err and "Writing model shards" not in err, err
+    assert "it/s" not in err, err

@@ -23,7 +23,7 @@ from typing import Any
 
 from xprobe.errors import XProbeError
 
-__all__ = ["HUB_NAME", "LoadedModel", "load_model", "local_revision"]
+__all__ = ["HUB_NAME", "LoadedModel", "bars_on_terminal_only", "load_model", "local_revision"]
 
 HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 _SKIP_DIRS = {"onnx", "openvino", ".git", ".cache"}
@@ -110,7 +110,7 @@ def load_model(kind: str, path: str, device: str) -> LoadedModel:
     # a hub name: the local hub cache first; the network only when the hub answers at all
     only_local = local or _offline() or not _hub_reachable()
     try:
-        with _bars_on_terminal_only():
+        with bars_on_terminal_only():
             model, tok, st = _from_pretrained(kind, src, device, only_local)
     except Exception as e:
         if local:
@@ -147,7 +147,7 @@ def _from_pretrained(kind: str, src: str, device: str, only_local: bool) -> tupl
 
 
 @contextlib.contextmanager
-def _bars_on_terminal_only() -> Iterator[None]:
+def bars_on_terminal_only() -> Iterator[None]:
     """transformers' own progress bars ("Loading weights") only when stderr is a terminal: a
     log file or a pipe gets none. Put back as they were on exit."""
     from transformers.utils import logging as hf_logging

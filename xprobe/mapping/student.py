@@ -105,7 +105,17 @@ class TransformerStudent:
     ) -> TransformerStudent:
         """The student ``hf:PATH`` initialised from a local transformers directory (``pooling``
         on top), or ``st:PATH``: a whole sentence-transformers pipeline (its own pooling and
-        normalisation: a copy of an ``st:`` teacher starts as exactly the teacher)."""
+        normalisation: a copy of an ``st:`` teacher starts as exactly the teacher).
+        transformers' loading bars show on a terminal only."""
+        from xprobe.encoders.hfload import bars_on_terminal_only
+
+        with bars_on_terminal_only():
+            return cls._load(spec, lang, pooling, out_dim, projection, device, max_seq_length,
+                             teacher)  # fmt: skip
+
+    @classmethod
+    def _load(cls, spec, lang, pooling, out_dim, projection, device, max_seq_length,
+              teacher) -> TransformerStudent:  # fmt: skip
         from sentence_transformers import SentenceTransformer
 
         path = Path(spec.partition(":")[2])
@@ -216,7 +226,10 @@ class TransformerStudent:
 
     def save(self, out: Path, meta: dict[str, Any], files: dict[str, str] | None = None) -> None:
         """A sentence-transformers directory plus ``xprobe_student.json`` (written last)."""
-        self.model.save(str(out), create_model_card=False)
+        from xprobe.encoders.hfload import bars_on_terminal_only
+
+        with bars_on_terminal_only():
+            self.model.save(str(out), create_model_card=False)
         _follow_umask(out)
         write_json(out / STUDENT_META, {"format": "xprobe-student", "kind": self.kind, **meta})
 

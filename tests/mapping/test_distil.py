@@ -364,3 +364,21 @@ def test_st_student_run_prints_no_transformers_bars_to_a_log(world, tmp_path, ca
     err = capsys.readouterr().err
     assert "Loading weights" not in err and "Writing model shards" not in err, err
     assert "it/s" not in err, err
+
+
+def test_training_progress_is_logged_when_no_terminal_shows_a_bar(world, tmp_path, capsys):
+    """Under nohup (no bar) the log shows each tenth of an epoch, so a long run is never silent
+    between evaluations: epoch, batch of batches, step, loss and speed."""
+    import re
+
+    args = _args(world, tmp_path / "o", f"hf:{world / 'bert16'}", "--epochs", "1")[1:]  # no -q
+    capsys.readouterr()
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    said = [x.split(": ", 1)[1] for x in err.splitlines() if x.endswith("steps/s")]
+    found = [re.match(r"epoch (\d+): batch (\d+) of (\d+) \(step (\d+)\), loss ", m) for m in said]
+    assert said and all(found), said
+    batches = [int(m.group(2)) for m in found if m.group(1) == found[0].group(1)]
+    total = int(found[0].group(3))
+    assert batches == sorted(batches) and batches[-1] == total  # ends at the epoch's end
+    assert len(batches) >= min(total, 10)

@@ -169,6 +169,8 @@ class _Run:
             while progress["epoch"] == epoch and not self.done(progress):
                 self._one_step(progress, batches, gen)
                 bar.update(1)
+                if bar.disable:  # no terminal: the log says how far the epoch is
+                    self._say(progress, epoch, len(batches))
                 if progress["batch"] == len(batches):  # end of epoch: always evaluate
                     progress.update(epoch=epoch + 1, batch=0, epoch_done=epoch)
                     self.checkpoint(progress)
@@ -177,6 +179,16 @@ class _Run:
                 elif cfg.max_steps and progress["step"] >= cfg.max_steps:
                     self.checkpoint(progress)  # the last step is always evaluated
             bar.close()
+
+    def _say(self, progress: dict[str, Any], epoch: int, n: int) -> None:
+        """One log line per tenth of an epoch: batch, step, mean loss since the last
+        evaluation, steps/s."""
+        if progress["batch"] % max(1, n // 10) and progress["batch"] != n:
+            return
+        loss = progress["loss_sum"] / max(1, progress["loss_n"])
+        rate = self.steps_timed / self.seconds if self.seconds > 0 else math.nan
+        log.info("epoch %d: batch %d of %d (step %d), loss %.4f, %.2f steps/s",
+                 epoch, progress["batch"], n, progress["step"], loss, rate)  # fmt: skip
 
     def done(self, progress: dict[str, Any]) -> bool:
         """Patience spent, or ``max_steps`` reached."""

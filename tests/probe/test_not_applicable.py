@@ -105,3 +105,35 @@ def test_profile_applicability_is_validated(tmp_path: Path) -> None:
     with pytest.raises(XProbeError, match=r"\[tasks.past_presnt\] is not a task"):
         extract(ExtractConfig(lang=str(bad), out=tmp_path / "o", inputs=[str(corpus)],
                               progress=False))  # fmt: skip
+
+
+def _xprobe_task(folder: Path, va: list[tuple[str, int]], te: list[tuple[str, int]]) -> None:
+    folder.mkdir(parents=True)
+    for name, rows in (("va.txt", va), ("te.txt", te)):
+        body = "".join(f"{s}\t{y}\n" for s, y in rows)
+        (folder / name).write_text(body, encoding="utf-8")
+
+
+def test_task_whose_test_sentences_all_occur_in_training_is_na_not_missing(tmp_path: Path) -> None:
+    """X-Probe's own TreeDepth sets (en and de) have every te sentence in va, which trains. Such
+    a task cannot be scored; it must stay in the results as n/a with the reason, not vanish
+    with exit 0 (the report had no TreeDepth column and said nothing)."""
+    words = list("abcdefghijklmnop")
+    sents = [(" ".join(words[i % 16 : i % 16 + 2 + i % 5]) + f" w{i}", i % 2) for i in range(80)]
+    lens = [(s, len(s.split()) % 3) for s, _ in sents]
+    data = tmp_path / "xp" / "en"
+    _xprobe_task(data / "sentence_length", lens[:40], lens[40:])
+    # every te line is also in va (which trains); te is halved into va and te: 20 test lines
+    _xprobe_task(data / "tree_depth", sents, sents[::2])
+    res = tmp_path / "r.jsonl"
+    opts = ProbeOptions(classifiers=("majority",), language="en")
+    recs = run_probe(None, data, res, opts)
+    by_task = {r["task"]: r for r in recs if r.get("split", "test") == "test"}
+    assert set(by_task) == {"SentLen", "TreeDepth"}
+    td = by_task["TreeDepth"]
+    assert "value" not in td and "20 of 20 test sentences" in td["not_applicable"]
+    assert "training split" in td["not_applicable"]
+    assert all(validate_record(r) == [] for r in read_records(res))
+    write_report(read_records(res), tmp_path / "rep")
+    table = next((tmp_path / "rep").glob("baselines_*.md")).read_text(encoding="utf-8")
+    assert "TreeDepth" in table.splitlines()[0] and "n/a (20 of 20 test sentences" in table

@@ -58,14 +58,25 @@ log = logging.getLogger(__name__)
 _SPLIT_NAMES = {"tr": "training", "va": "validation", "te": "test"}
 
 
-def check_sets(data_dir: str | os.PathLike[str], sets: list[ProbingSet]) -> list[ProbingSet]:
+def check_sets(
+    data_dir: str | os.PathLike[str],
+    sets: list[ProbingSet],
+    unscorable: dict[str, tuple[str, str]] | None = None,
+) -> list[ProbingSet]:
     """The sets to score: the folder checked (:func:`check_folder`), validation and test
-    sentences seen in training removed (:mod:`xprobe.probe.overlap`; a task left without any is
-    dropped), each set's labels checked (:func:`check_labels`)."""
-    from xprobe.probe.overlap import remove_train_overlap
+    sentences seen in training removed (:mod:`xprobe.probe.overlap`), each set's labels checked
+    (:func:`check_labels`). A task left without any is dropped; ``unscorable`` (when given)
+    receives ``{file: (task, reason)}`` for each, so that it is recorded as n/a, not lost."""
+    from xprobe.probe.overlap import remove_train_overlap, train_overlap_reason
 
     check_folder(data_dir, sets)
-    kept = [x for x in (remove_train_overlap(ps) for ps in sets) if x is not None]
+    kept = []
+    for ps in sets:
+        left = remove_train_overlap(ps)
+        if left is not None:
+            kept.append(left)
+        elif unscorable is not None:
+            unscorable[ps.file] = (ps.task, train_overlap_reason(ps))
     if not kept:
         raise XProbeError(f"{data_dir}: no task left to score (see the warnings above)")
     for ps in kept:

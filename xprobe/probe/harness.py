@@ -127,11 +127,13 @@ def run_probe(
     loaded = [] if wanted == [] else load_probing_dir(data_dir, opts.layout, wanted, opts.language)
     sets = [ensure_train(ps) for ps in loaded]
     # checked and rid of va/te sentences seen in training first, then capped
+    unscorable: dict[str, tuple[str, str]] = {}  # every te/va sentence seen in training
     sets = (
-        [cap_eval(ps, opts.max_dev, opts.max_test) for ps in check_sets(data_dir, sets)]
+        [cap_eval(ps, opts.max_dev, opts.max_test) for ps in check_sets(data_dir, sets, unscorable)]
         if sets
         else []
     )
+    na.update(unscorable)
     one_class = {ps.file: check_one_class(ps, opts.allow_one_class) for ps in sets}
     dataset = opts.dataset or Path(data_dir).resolve().parent.name
     if isinstance(encoder, str):

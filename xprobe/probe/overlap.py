@@ -24,7 +24,7 @@ import numpy as np
 
 from xprobe.probe.datasets import ProbingSet
 
-__all__ = ["remove_train_overlap"]
+__all__ = ["remove_train_overlap", "train_overlap_reason"]
 
 log = logging.getLogger(__name__)
 
@@ -56,3 +56,14 @@ def remove_train_overlap(ps: ProbingSet) -> ProbingSet | None:
     return replace(
         ps, tokens=tokens, labels_of=labels, rows=rows, overlap_removed=removed, _index={}
     )
+
+
+def train_overlap_reason(ps: ProbingSet) -> str:
+    """Why :func:`remove_train_overlap` left ``ps`` nothing to score (its n/a reason)."""
+    train = set(ps.tokens.get("tr", ()))
+    for split, name in (("te", "test"), ("va", "validation")):
+        n, m = sum(s in train for s in ps.tokens[split]), len(ps.tokens[split])
+        if n == m:
+            return (f"{n} of {m} {name} sentences also occur in the training split: "
+                    "nothing left to score")  # fmt: skip
+    return "no test or validation sentence left after removing those seen in training"

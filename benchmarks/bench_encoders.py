@@ -239,7 +239,8 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
     naive = {}
     # as the harness: overlap with training removed (check_sets), then capped
     loaded = [ensure_train(ps) for ps in load_probing_dir(data, tasks=args.tasks, language="en")]
-    sets = [cap_eval(ps, nva, nte) for ps in check_sets(data, loaded)]
+    unscorable: dict = {}  # tasks with every test sentence in training (X-Probe's TreeDepth)
+    sets = [cap_eval(ps, nva, nte) for ps in check_sets(data, loaded, unscorable)]
     for layer in range(enc.num_layers):
         one = enc.at_layer(layer)
         for ps0 in sets:
@@ -250,7 +251,9 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
             naive[(ps.task, layer)] = round(r.test_acc, 6)
     t_naive = time.perf_counter() - t
     res = {
-        "tasks": args.tasks or "all nine", "sizes": [ntr, nva, nte], "layers": enc.num_layers,
+        "tasks_asked": args.tasks or "all nine", "tasks_scored": sorted({t for t, _ in naive}),
+        "not_scored": {t: why for t, why in unscorable.values()},
+        "sizes": [ntr, nva, nte], "layers": enc.num_layers,
         "classifier": args.classifier,
         "threads": args.threads, "xprobe_s": round(t_ours, 1), "naive_s": round(t_naive, 1),
         "speedup": round(t_naive / t_ours, 2),

@@ -335,7 +335,7 @@ def _probe(work: Path, args: argparse.Namespace, encoder: str, lang: str, name: 
            "--device", "cpu", "--threads", str(args.threads),
            "--cache-dir", str(work / "probe-cache"))  # fmt: skip
     recs = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
-    return [r for r in recs if r["split"] == "test"]
+    return [r for r in recs if r.get("split", "test") == "test"]
 
 
 def stage_probe(work: Path, args: argparse.Namespace) -> dict:
@@ -350,12 +350,17 @@ def stage_probe(work: Path, args: argparse.Namespace) -> dict:
     table: dict[str, dict[str, float]] = {}
     for key, (enc, lang, name) in runs.items():
         for r in _probe(work, args, enc, lang, name):
+            if "value" not in r:  # n/a (e.g. X-Probe's TreeDepth: every te sentence in va)
+                table.setdefault(r["task"], {})[f"{key} n/a"] = r["not_applicable"]
+                continue
             col = key if r.get("layer") is None else f"{key}@{r['layer']}"
             table.setdefault(r["task"], {})[col] = round(r["value"], 4)
     for row in table.values():
+        if all(c.endswith(" n/a") for c in row):
+            continue
         en = sorted((c for c in row if c.startswith("teacher_en@")), key=lambda c: int(c[11:]))
         last = row.get("teacher_en", row[en[-1]] if en else None)  # its output layer
-        for col in [c for c in row if not c.startswith("teacher_en")]:
+        for col in [c for c in row if not c.startswith("teacher_en") and not c.endswith("n/a")]:
             ref = row.get("teacher_en" + col[col.index("@") :]) if "@" in col else last
             if ref is not None:
                 row[f"{col}-en"] = round(row[col] - ref, 4)

@@ -55,7 +55,7 @@ from xprobe.report.tables import (
 )
 from xprobe.report.xnli import load_xnli
 
-__all__ = ["HOW_TO_READ", "load_xnli", "table1", "write_report"]
+__all__ = ["HOW_TO_READ", "check_reference", "load_xnli", "table1", "write_report"]
 
 HOW_TO_READ = f"""\
 ## How to read this report
@@ -167,13 +167,28 @@ def table1(tables: list[Table], dataset: str, classifier: str, setting_key: str)
     return out
 
 
+def check_reference(records: list[dict[str, Any]], reference: str, what: str) -> None:
+    """An :class:`XProbeError` when no record has language ``reference``: every relative figure
+    would be left out. ``what`` names the setting in the message."""
+    langs = sorted({str(r.get("language")) for r in records})
+    if reference not in langs:
+        raise XProbeError(
+            f"{what} {reference}: no record has language {reference!r}, so no relative figure "
+            f"could be drawn; languages in the records: {', '.join(langs) or 'none'}"
+        )
+
+
 def write_report(
     records: Iterable[dict[str, Any]],
     out_dir: str | os.PathLike[str],
     reference: str = "en",
     xnli: str | os.PathLike[str] | None = None,
 ) -> list[Path]:
-    """Write every table and figure for ``records`` into ``out_dir``; return the paths written."""
+    """Write every table and figure for ``records`` into ``out_dir``; return the paths written.
+    Records of two or more languages, none of them ``reference``, are an error."""
+    records = list(records)
+    if len({r.get("language") for r in records}) > 1:
+        check_reference(records, reference, "reference language")
     records, na = split_records(records)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -76,6 +76,6 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from xprobe.report.html import write_html
 
-        paths.append(write_html(args.out))
+        paths.append(write_html(args.out, paths))
     print(f"{len(paths)} files written to {args.out}")
     return 0

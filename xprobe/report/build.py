@@ -42,6 +42,7 @@ from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
 from xprobe.report.group import Experiment, group_experiments, setting_label
 from xprobe.report.layers import write_layer_report
+from xprobe.report.md import escape, escape_records, unescape
 from xprobe.report.na import add_na_columns, na_section, split_records
 from xprobe.report.notes import data_notes
 from xprobe.report.stats import MIN_TEST
@@ -112,8 +113,8 @@ def _write_table(out: Path, stem: str, header: list[str], rows: list[list[str]])
         f.write(md)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    w.writerows(rows)
+    w.writerow([unescape(c) for c in header])
+    w.writerows([unescape(c) for c in row] for row in rows)
     with atomic_write(out / f"{stem}.csv") as f:
         f.write(buf.getvalue())
     return md
@@ -189,7 +190,9 @@ def write_report(
     records = list(records)
     if len({r.get("language") for r in records}) > 1:
         check_reference(records, reference, "reference language")
-    records, na = split_records(records)
+    # names are text: escaped once here for every table, heading and note (CSV: unescaped)
+    records, na = split_records(escape_records(records))
+    reference = escape(reference)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     from xprobe.report.stats import Stats

@@ -12,7 +12,7 @@ from xprobe.probe.harness import ProbeOptions, run_probe
 
 pytest.importorskip("torch")
 
-from tests.mapping.test_sentmap import _map_args, toy  # noqa: E402, F401 - a real `xprobe map`
+from tests.mapping.test_sentmap import _map_args, toy  # noqa: F401 - a real `xprobe map`
 
 
 def _data(d):
@@ -125,7 +125,7 @@ def _length_task(d, words: str, seed: int) -> None:
     (d / "sentence_length.txt").write_text("".join(lines), encoding="utf-8")
 
 
-def test_a_real_map_checkpoint_is_paired_with_its_teacher(toy, capsys):
+def test_a_real_map_checkpoint_is_paired_with_its_teacher(toy, capsys):  # noqa: F811
     """The issue's case: a student trained by ``xprobe map`` and probed under another name than
     its teacher (``[name=de-student]``) was "Not paired ... no teacher recorded": the trainer
     writes ``extra.teacher_id``, the reader looked in ``extra.mapping``."""

@@ -210,7 +210,8 @@ def write_report(
     written += _table1_all(tables, out, sections)
     written += _datasets_figures(tables, out, reference, sections)
     if xnli is not None:
-        written += _xnli(tables, load_xnli(xnli), out, sections)
+        acc = {(escape(lang), escape(enc)): v for (lang, enc), v in load_xnli(xnli).items()}
+        written += _xnli(tables, acc, out, sections)
     written += _stability(records, out, sections)
     written += write_layer_report(records, out, reference, sections)  # records with a layer
     sections += data_notes(records) + na_section(na)

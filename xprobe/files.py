@@ -34,7 +34,6 @@ __all__ = [
     "open_text",
     "read_lines",
     "rng",
-    "safe_name",
     "sha256_file",
     "tomllib",
     "write_json",
@@ -194,14 +193,6 @@ def name_problem(name: str) -> str | None:
     if len(name.encode("utf-8")) > 200:
         return "it is longer than 200 bytes"
     return None
-
-
-def safe_name(name: str) -> str:
-    """``name`` as one safe file-name component: every character other than a letter, a digit,
-    ``-``, ``_`` or ``.`` becomes ``_``, and leading dots ``_`` (``../x`` -> ``___x``)."""
-    out = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_.") else "_" for ch in name)
-    out = out.replace("..", "__")
-    return "_" + out[1:] if out.startswith(".") else out or "_"
 
 
 def inside(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> Path:

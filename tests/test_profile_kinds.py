@@ -183,3 +183,17 @@ def test_profile_kind_is_validated_and_defaults_to_language(tmp_path: Path) -> N
         load_profile(str(bad))
     with pytest.raises(ProfileError, match=r"\[tasks\.past_present\] has a kind but not"):
         profile_from_dict(tasks(kind="corpus"))
+
+
+@pytest.mark.shared
+def test_real_hebrew_draft_names_participle(tmp_path: Path) -> None:
+    """UD Hebrew-HTB marks Tense=Past and Tense=Fut, never Pres (dev+test: 648 VERB/AUX
+    participles carry the present)."""
+    from tests.conftest import shared_path
+
+    ud = shared_path("data", "ud", "he")
+    text, _ = draft_profile([str(ud / f"he_htb-ud-{p}.conllu") for p in ("dev", "test")], "he")
+    table = _tense_table(text)
+    assert table["kind"] == "annotation" and "FEATS Tense never has Pres" in table["reason"]
+    assert "648 AUX/VERB are participles" in table["reason"]
+    assert 'rule "participle"' in table["reason"] and 'kind = "language"' not in text

@@ -106,6 +106,6 @@ def test_exports_carry_the_kind(probing: Path, results: Path, tmp_path: Path) ->
     assert main(["export", "results", str(results), "--out", str(tidy)]) == 0
     with open(tidy / "records.csv", encoding="utf-8", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["task"] in ("Tense", "SubjNum")]
-    assert rows and {(r["task"], r["kind"]) for r in rows} == {("Tense", "annotation"),
-                                                                ("SubjNum", "annotation")}  # fmt: skip
+    kinds = {(r["task"], r["kind"]) for r in rows}
+    assert rows and kinds == {("Tense", "annotation"), ("SubjNum", "annotation")}
     assert {r["not_applicable"] for r in rows if r["task"] == "Tense"} == {REASON}

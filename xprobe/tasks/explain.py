@@ -10,6 +10,10 @@ without a chain here gets the generic reason.
 :func:`single_label` says when candidates exist but all carry one label (UD Chinese-GSD marks
 ``Number=Plur`` on five nouns and never ``Number=Sing``): a balanced task then holds nothing.
 
+:func:`explain_with_kinds` also says what kind of reason it is: ``annotation`` when no sentence
+meets the first condition of a rule that reads the annotation (:data:`READS_ANNOTATION`: Tense,
+SubjNum, ObjNum, CoordInv: the feature's values, the relation), ``corpus`` otherwise.
+
 Example::
 
     >>> explain_none(get_task("Tense"), ctx, sentences)  # doctest: +SKIP

@@ -222,6 +222,9 @@ def _comments(paths: Sequence[str], c: _Counts) -> list[str]:
         f"# {n} sentences, {t} tokens. Review every value before shipping the profile; for the",
         "# corpus stage add udpipe_model, moses_lang, wikipedia, fasttext (xprobe/languages.py).",
         "# A single ' is never taken for a quote (it is also an apostrophe): add it if it is one.",
+        '# n/a tasks: kind "annotation" (the treebank does not annotate what the rule reads; a',
+        '# rule named in the reason may read it) or "corpus" (too few candidates); only a person',
+        '# who knows the language has no such category may change it to "language".',
     ]
     for f in FEATURES:
         top = ", ".join(f"{k}={v}" for k, v in c.feats[f].most_common(10)) or "never used"

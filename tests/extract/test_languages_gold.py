@@ -28,6 +28,7 @@ TREEBANKS = {
     "en": "en_ewt", "de": "de_gsd", "fr": "fr_gsd", "es": "es_gsd", "ru": "ru_gsd",
     "zh": "zh_gsd", "ja": "ja_gsd", "pt": "pt_bosque", "it": "it_isdt", "nl": "nl_alpino",
     "pl": "pl_pdb", "sv": "sv_talbanken", "el": "el_gdt", "hu": "hu_szeged", "id": "id_gsd",
+    "he": "he_htb",
 }  # fmt: skip
 FAST = ("it", "zh")  # multiword tokens; declared n/a tasks and derived length
 WINDOW = {"min_per_million": 5.0, "max_per_million": 1000.0}

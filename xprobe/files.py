@@ -28,6 +28,8 @@ __all__ = [
     "atomic_write",
     "derive_seed",
     "find_not_utf8",
+    "inside",
+    "name_problem",
     "np_rng",
     "open_text",
     "read_lines",
@@ -172,3 +174,36 @@ def rng(seed: int, *purpose: object) -> random.Random:
 def np_rng(seed: int, *purpose: object) -> np.random.Generator:
     """A numpy Generator seeded from (seed, *purpose)."""
     return np.random.default_rng(derive_seed(seed, *purpose))
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` (an entry, task or encoder name read from a file) cannot be one component of
+    a path, or None when it can: it must be non-empty, hold no ``/``, ``\\``, ``..`` or control
+    character, and not start with ``.``."""
+    if not name:
+        return "it is empty"
+    if "/" in name or "\\" in name:
+        return "it holds a path separator ('/' or '\\')"
+    if ".." in name:
+        return "it holds '..'"
+    if name.startswith("."):
+        return "it starts with '.'"
+    if not all(ch.isprintable() for ch in name):
+        return "it holds a control character"
+    if len(name.encode("utf-8")) > 200:
+        return "it is longer than 200 bytes"
+    return None
+
+
+def inside(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> Path:
+    """``path`` resolved (symbolic links and ``..`` followed), proven to lie inside ``root``
+    (resolved too); an :class:`~xprobe.errors.XProbeError` naming both when it does not. Every
+    path an output step writes or removes goes through this first."""
+    from xprobe.errors import XProbeError
+
+    base = Path(root).resolve()
+    full = Path(path) if os.path.isabs(path) else base / path
+    resolved = full.resolve()
+    if resolved != base and base not in resolved.parents:
+        raise XProbeError(f"{path}: resolves to {resolved}, outside the output folder {base}")
+    return resolved

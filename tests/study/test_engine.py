@@ -139,8 +139,8 @@ def test_a_folder_holding_other_steps_outputs_is_not_read_whole(tmp_path: Path, 
     root = Step(
         "e",
         "e",
-        ("call", "tests.study.helpers:write", {"out": str(tmp_path / "e"), "text": str(out)}),
-        (str(tmp_path / "e"),),
+        ("call", "tests.study.helpers:write", {"out": str(out / "e"), "text": str(out)}),
+        (str(out / "e"),),
     )
     run_plan(make_plan([*steps, root], out))
     (out / "scratch.bin").write_text("changes every run")

@@ -34,7 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("results", nargs="+", metavar="RESULTS.jsonl", help="probe record files")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument(
-        "--reference-lang", default="en", help="language the heatmaps are relative to (default: en)"
+        "--reference-lang",
+        help="language the heatmaps are relative to (default: en); must be a language of the "
+        "records",
     )
     p.add_argument(
         "--xnli",
@@ -60,17 +62,20 @@ def run(args: argparse.Namespace) -> int:
 
     from xprobe.errors import XProbeError
     from xprobe.probe.records import read_records
-    from xprobe.report.build import write_report
+    from xprobe.report.build import check_reference, write_report
 
     missing = [p for p in args.results if not Path(p).is_file()]
     if missing:
         raise XProbeError(f"results file not found: {missing[0]}")
     on_error = "skip" if args.skip_bad_lines else "raise"
     records = [r for path in args.results for r in read_records(path, on_error=on_error)]
-    paths = write_report(records, args.out, args.reference_lang, args.xnli)
+    reference = args.reference_lang or "en"
+    if args.reference_lang is not None:
+        check_reference(records, reference, "--reference-lang")
+    paths = write_report(records, args.out, reference, args.xnli)
     if args.html:
         from xprobe.report.html import write_html
 
-        paths.append(write_html(args.out))
+        paths.append(write_html(args.out, paths))
     print(f"{len(paths)} files written to {args.out}")
     return 0

@@ -35,7 +35,7 @@ from xprobe.errors import InputError, XProbeError
 from xprobe.export.card import dataset_card
 from xprobe.export.target import export_folder
 from xprobe.extract.leftovers import find_leftovers
-from xprobe.files import read_lines, sha256_file
+from xprobe.files import inside, name_problem, read_lines, sha256_file
 from xprobe.languages import na_text
 from xprobe.probe.hf_layout import EXPORT_STAMP, HF_SPLITS
 
@@ -75,6 +75,7 @@ def read_extraction(d: Path) -> tuple[dict[str, Any], str]:
     if not isinstance(manifest, dict) or not isinstance(manifest.get("tasks"), dict):
         raise InputError(str(manifest_path), None, "no 'tasks' table: not an extraction manifest")
     for file, entry in sorted(manifest["tasks"].items()):
+        _check_entry(manifest_path, file, entry)
         if not_applicable(entry):
             continue  # no file by design: the card gives the reason
         path = d / entry.get("file", f"{file}.txt")
@@ -83,6 +84,22 @@ def read_extraction(d: Path) -> tuple[dict[str, Any], str]:
         if entry.get("sha256") and sha256_file(path) != entry["sha256"]:
             raise XProbeError(f"{path}: does not match manifest.json's sha256 (changed since)")
     return manifest, sha256_file(manifest_path)
+
+
+def _check_entry(manifest: Path, file: str, entry: Any) -> None:
+    """A task key names a folder of the export and its ``file``/``provenance`` name files of the
+    probing folder: each must be a plain name, read and written inside those folders only."""
+    if not isinstance(entry, dict):
+        raise InputError(str(manifest), None, f"task {file!r}: expected a table, got {entry!r}")
+    problem = name_problem(file)
+    if problem is not None:
+        raise InputError(str(manifest), None, f"task {file!r} cannot name a folder of the "
+                         f"export: {problem}")  # fmt: skip
+    for key in ("file", "provenance"):
+        name = entry.get(key)
+        if name is not None and (not isinstance(name, str) or name_problem(name) is not None):
+            raise InputError(str(manifest), None, f"task {file!r}: {key} {name!r} is not a file "
+                             "name in the probing folder")  # fmt: skip
 
 
 def _provenance(d: Path, entry: dict[str, Any]) -> list[list[str]] | None:
@@ -149,7 +166,7 @@ def _write_task(d: Path, tmp: Path, file: str, entry: dict[str, Any]) -> dict[st
     for split in HF_SPLITS.values():
         if not cols.get(split):
             continue  # datasets cannot load an empty split: it is left out (the card says so)
-        (tmp / file).mkdir(exist_ok=True)
+        inside(tmp, tmp / file).mkdir(exist_ok=True)
         ds = datasets.Dataset.from_dict(cols[split], features=features)
         ds.to_parquet(str(tmp / file / f"{split}.parquet"))
         sizes[split] = len(ds)

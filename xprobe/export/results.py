@@ -36,6 +36,7 @@ from typing import Any
 from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.export.target import export_folder
+from xprobe.files import inside, name_problem
 from xprobe.languages import load_profile
 from xprobe.probe.records import (
     FIELDS,
@@ -146,6 +147,18 @@ def _task_name(exp_fields: dict[str, Any]) -> str:
     return f"XProbe{exp_fields['task']}" + ("" if clf == "mlp" else f"-{clf}")
 
 
+def _file_name(field: str, value: str, e: Any) -> None:
+    """``value`` (from a record) where it becomes a file or folder name of the mteb layout;
+    an error naming the record when it cannot (``/``, ``..``, control characters)."""
+    problem = name_problem(value)
+    if problem is not None:
+        raise XProbeError(
+            f"record {e.get('encoder')!r} / {e.get('language')!r} / {e.get('task')!r}: {field} "
+            f"{value!r} cannot name a file of the export: {problem}; rename it in the results "
+            "file"
+        )
+
+
 @functools.cache
 def mteb_languages(code: str) -> tuple[str, ...]:
     """mteb's language of a record's language code (``deu-Latn``) from the profile's
@@ -185,6 +198,9 @@ def mteb_files(records: list[dict[str, Any]]) -> dict[Path, dict[str, Any]]:
     placed: dict[tuple, Any] = {}
     for e in exps:
         model, name, rev = _model_dir(e.fields)
+        _file_name("encoder", name, e)
+        for field in ("task", "classifier"):
+            _file_name(field, str(e.get(field)), e)
         task = _task_name(e.fields)
         subset = (
             e.get("language") if len(datasets) == 1 else f"{e.get('dataset')}.{e.get('language')}"
@@ -253,6 +269,7 @@ def export_results(
     with export_folder(Path(out), RESULTS_STAMP, info, force) as tmp:
         _write_tidy(tmp, cols, rows)
         for rel, doc in sorted(files.items()):
+            inside(tmp, tmp / rel)
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
             (tmp / rel).write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", "utf-8")
     tasks = sum(1 for p in files if p.name != "model_meta.json")

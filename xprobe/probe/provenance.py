@@ -25,19 +25,37 @@ __all__ = ["encoder_fields", "not_applicable_tasks", "partial_tasks"]
 
 
 def encoder_fields(spec: Any) -> dict[str, str]:
-    """``mapped_from``/``teacher`` for a mapped checkpoint directory; empty otherwise."""
-    if not isinstance(spec, str) or not (Path(spec) / "config.json").is_file():
+    """``mapped_from``/``teacher`` for a mapped checkpoint directory; empty otherwise.
+
+    Read where ``xprobe map`` writes them (:func:`xprobe.mapping.student.teacher_of`:
+    ``teacher``/``teacher_id`` in ``config.json``'s ``extra``, or ``xprobe_student.json`` of a
+    transformer student), or where the trainer before it did (``extra.mapping.teacher_id``)."""
+    if not isinstance(spec, str):
         return {}
+    from xprobe.mapping.student import teacher_of
+
+    meta = teacher_of(spec) or _older_layout(spec)
+    if not meta or not meta.get("teacher_id"):
+        return {}
+    out = {"mapped_from": str(meta["teacher_id"])}
+    teacher = meta.get("teacher")
+    if teacher:
+        out["teacher"] = Path(str(teacher).rstrip("/")).name
+    return out
+
+
+def _older_layout(spec: str) -> dict[str, Any] | None:
+    """``{"teacher", "teacher_id"}`` from ``extra.mapping`` (checkpoints of xprobe map before
+    its metadata moved to ``extra``)."""
+    if not (Path(spec) / "config.json").is_file():
+        return None
     from xprobe.encoders.checkpoint import read_config
 
     mapping = read_config(spec).get("extra", {}).get("mapping")
     if not isinstance(mapping, dict) or not mapping.get("teacher_id"):
-        return {}
-    out = {"mapped_from": str(mapping["teacher_id"])}
-    teacher = (mapping.get("config") or {}).get("teacher")
-    if teacher:
-        out["teacher"] = Path(str(teacher).rstrip("/")).name
-    return out
+        return None
+    return {"teacher_id": mapping["teacher_id"],
+            "teacher": (mapping.get("config") or {}).get("teacher")}  # fmt: skip
 
 
 def partial_tasks(data_dir: str | os.PathLike[str]) -> set[str]:

@@ -42,6 +42,7 @@ from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
 from xprobe.report.group import Experiment, group_experiments, setting_label
 from xprobe.report.layers import write_layer_report
+from xprobe.report.md import escape, escape_records, unescape
 from xprobe.report.na import add_na_columns, na_section, split_records
 from xprobe.report.notes import data_notes
 from xprobe.report.stats import MIN_TEST
@@ -55,7 +56,7 @@ from xprobe.report.tables import (
 )
 from xprobe.report.xnli import load_xnli
 
-__all__ = ["HOW_TO_READ", "load_xnli", "table1", "write_report"]
+__all__ = ["HOW_TO_READ", "check_reference", "load_xnli", "table1", "write_report"]
 
 HOW_TO_READ = f"""\
 ## How to read this report
@@ -112,8 +113,8 @@ def _write_table(out: Path, stem: str, header: list[str], rows: list[list[str]])
         f.write(md)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    w.writerows(rows)
+    w.writerow([unescape(c) for c in header])
+    w.writerows([unescape(c) for c in row] for row in rows)
     with atomic_write(out / f"{stem}.csv") as f:
         f.write(buf.getvalue())
     return md
@@ -167,14 +168,31 @@ def table1(tables: list[Table], dataset: str, classifier: str, setting_key: str)
     return out
 
 
+def check_reference(records: list[dict[str, Any]], reference: str, what: str) -> None:
+    """An :class:`XProbeError` when no record has language ``reference``: every relative figure
+    would be left out. ``what`` names the setting in the message."""
+    langs = sorted({str(r.get("language")) for r in records})
+    if reference not in langs:
+        raise XProbeError(
+            f"{what} {reference}: no record has language {reference!r}, so no relative figure "
+            f"could be drawn; languages in the records: {', '.join(langs) or 'none'}"
+        )
+
+
 def write_report(
     records: Iterable[dict[str, Any]],
     out_dir: str | os.PathLike[str],
     reference: str = "en",
     xnli: str | os.PathLike[str] | None = None,
 ) -> list[Path]:
-    """Write every table and figure for ``records`` into ``out_dir``; return the paths written."""
-    records, na = split_records(records)
+    """Write every table and figure for ``records`` into ``out_dir``; return the paths written.
+    Records of two or more languages, none of them ``reference``, are an error."""
+    records = list(records)
+    if len({r.get("language") for r in records}) > 1:
+        check_reference(records, reference, "reference language")
+    # names are text: escaped once here for every table, heading and note (CSV: unescaped)
+    records, na = split_records(escape_records(records))
+    reference = escape(reference)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     from xprobe.report.stats import Stats
@@ -192,7 +210,8 @@ def write_report(
     written += _table1_all(tables, out, sections)
     written += _datasets_figures(tables, out, reference, sections)
     if xnli is not None:
-        written += _xnli(tables, load_xnli(xnli), out, sections)
+        acc = {(escape(lang), escape(enc)): v for (lang, enc), v in load_xnli(xnli).items()}
+        written += _xnli(tables, acc, out, sections)
     written += _stability(records, out, sections)
     written += write_layer_report(records, out, reference, sections)  # records with a layer
     sections += data_notes(records) + na_section(na)

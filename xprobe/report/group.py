@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from xprobe.probe.records import PER_RUN_FIELDS
+from xprobe.report.md import escape
 
 __all__ = [
     "CELL_FIELDS",
@@ -133,5 +134,5 @@ def setting_label(setting: dict[str, Any]) -> str:
         v = setting[k]
         if k == "max_train" and v is None:
             v = "all"
-        parts.append(f"{k}={json.dumps(v) if isinstance(v, (dict, list)) else v}")
+        parts.append(f"{k}={escape(json.dumps(v)) if isinstance(v, (dict, list)) else v}")
     return ", ".join(parts)

@@ -20,9 +20,12 @@ from __future__ import annotations
 import base64
 import html
 import re
+import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from xprobe.files import atomic_write
+from xprobe.report.md import split_cells
 
 __all__ = ["markdown_to_html", "write_html"]
 
@@ -80,11 +83,29 @@ SCRIPT = """
 })();
 """
 
+_OWN = threading.local()  # the figure files of the report being rendered (write_html)
 _IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 
 
+_PROTECT = re.compile(r"\\([!-/:-@\[-`{-~])")
+_PROTECTED = re.compile("\x00(\\d+)\x00")
+
+
 def _inline(text: str, base: Path) -> str:
-    """Escape ``text`` and render inline code, bold, images and ``ns`` marks."""
+    """Escape ``text`` and render inline code, bold, images and ``ns`` marks. A backslash
+    escape (``\\|``, ``\\[``: names from records, :mod:`xprobe.report.md`) is its character as
+    text, never markup."""
+    held: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:
+        held.append(m[1])
+        return f"\x00{len(held) - 1}\x00"
+
+    page = _markup(_PROTECT.sub(hold, text.replace("\x00", "")), base)
+    return _PROTECTED.sub(lambda m: html.escape(held[int(m[1])]), page)
+
+
+def _markup(text: str, base: Path) -> str:
     parts = re.split(r"(`[^`]*`)", text)
     out = []
     for part in parts:
@@ -108,9 +129,21 @@ def _plain(text: str) -> str:
     return re.sub(r"(?<![\w-])ns(?![\w-])", '<span class="ns">ns</span>', s)
 
 
+_FIGURE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.(png|svg)")
+
+
 def _img(alt: str, src: str, base: Path) -> str:
+    """A figure the report wrote, embedded: a plain file name of the report folder (no path,
+    no link), resolving inside it, and one of the report's own files where the page knows them
+    (:func:`write_html`); anything else is shown as text, and never read."""
+    own = getattr(_OWN, "files", None)
     path = base / src
-    if src.startswith(("http:", "https:", "data:")) or not path.is_file():
+    if (
+        not _FIGURE.fullmatch(src)
+        or (own is not None and src not in own)
+        or path.resolve().parent != base.resolve()
+        or not path.is_file()
+    ):
         return f'<span class="missing">[figure not found: {html.escape(src)}]</span>'
     kind = "svg+xml" if path.suffix == ".svg" else path.suffix.lstrip(".").lower() or "png"
     data = base64.b64encode(path.read_bytes()).decode("ascii")
@@ -118,7 +151,7 @@ def _img(alt: str, src: str, base: Path) -> str:
 
 
 def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
+    return split_cells(line)
 
 
 def _table(lines: list[str], base: Path) -> str:
@@ -148,9 +181,8 @@ def _block(kind: str, lines: list[str], base: Path) -> str:
     if _IMAGE.fullmatch(text):
         m = _IMAGE.fullmatch(text)
         assert m is not None
-        return (
-            f"<figure>{_img(m[1], m[2], base)}<figcaption>{html.escape(m[1])}</figcaption></figure>"
-        )
+        caption = _inline(m[1], base)
+        return f"<figure>{_img(m[1], m[2], base)}<figcaption>{caption}</figcaption></figure>"
     return f"<p>{_inline(text, base)}</p>"
 
 
@@ -215,11 +247,17 @@ def markdown_to_html(md: str, base: Path, title: str = "Probing report") -> str:
     )
 
 
-def write_html(out_dir: str | Path) -> Path:
-    """Render ``out_dir/report.md`` (figures from ``out_dir``) to ``out_dir/report.html``."""
+def write_html(out_dir: str | Path, written: Iterable[str | Path] | None = None) -> Path:
+    """Render ``out_dir/report.md`` (figures from ``out_dir``) to ``out_dir/report.html``.
+    ``written``: the files the report wrote (:func:`~xprobe.report.build.write_report`); only
+    those figures are embedded (without it: figure files directly in ``out_dir``)."""
     out = Path(out_dir)
     md = (out / "report.md").read_text(encoding="utf-8")
-    page = markdown_to_html(md, out)
+    _OWN.files = None if written is None else {Path(p).name for p in written}
+    try:
+        page = markdown_to_html(md, out)
+    finally:
+        _OWN.files = None
     with atomic_write(out / "report.html") as f:
         f.write(page)
     return out / "report.html"

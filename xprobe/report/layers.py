@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from xprobe.files import atomic_write
+from xprobe.report.md import unescape
 
 __all__ = ["best_layers", "layer_cells", "write_layer_report"]
 
@@ -81,7 +82,8 @@ def _table(out: Path, stem: str, header: list[str], rows: list[list[str]]) -> st
     with atomic_write(out / f"{stem}.md") as f:
         f.write(md)
     with atomic_write(out / f"{stem}.csv") as f:
-        f.write(",".join(header) + "\n" + "".join(",".join(r) + "\n" for r in rows))
+        f.write(",".join(map(unescape, header)) + "\n")
+        f.write("".join(",".join(map(unescape, r)) + "\n" for r in rows))
     return md
 
 
@@ -226,7 +228,7 @@ def layer_curves(
 ) -> Path:
     """One panel per task: accuracy (%) against layer, one line per language, shaded by its
     interval where ``bands`` (language -> (tasks, layers, 2) low/high in %) gives one."""
-    from xprobe.report.plots import _plt, _save
+    from xprobe.report.plots import _plt, _save, label
 
     plt = _plt()
     cols = min(3, len(tasks))
@@ -235,11 +237,11 @@ def layer_curves(
     for i, task in enumerate(tasks):
         ax = axes[i // cols][i % cols]
         for lang, m in curves.items():
-            (line,) = ax.plot(layers, m[i], marker="o", markersize=3, label=lang)
+            (line,) = ax.plot(layers, m[i], marker="o", markersize=3, label=label(lang))
             if bands is not None and lang in bands:
                 lo, hi = bands[lang][i, :, 0], bands[lang][i, :, 1]
                 ax.fill_between(layers, lo, hi, color=line.get_color(), alpha=0.18, linewidth=0)
-        ax.set_title(task)
+        ax.set_title(label(task))
         ax.set_xticks(layers)
         ax.set_xlabel("layer")
         ax.set_ylabel("accuracy (%)")
@@ -247,7 +249,7 @@ def layer_curves(
     for j in range(len(tasks), rows * cols):
         axes[j // cols][j % cols].axis("off")
     axes[0][0].legend(fontsize=8)
-    fig.suptitle(title)
+    fig.suptitle(label(title))
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)

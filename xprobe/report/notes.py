@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from xprobe.probe.coverage import WARN_BELOW
+from xprobe.report.md import escape
 
 __all__ = ["data_notes"]
 
@@ -57,7 +58,9 @@ def data_notes(records: Iterable[dict[str, Any]]) -> list[str]:
 
 def _one_class_note(where: str, one_class: dict[str, str]) -> str:
     names = {"te": "test", "va": "validation"}
-    splits = " and ".join(f"{names.get(k, k)} ({v!r})" for k, v in sorted(one_class.items()))
+    splits = " and ".join(
+        f"{names.get(k, k)} ('{escape(str(v))}')" for k, v in sorted(one_class.items())
+    )
     return (
         f"- {where}: one class only in the {splits} split; accuracy there says only how often "
         "a probe predicts that class (a majority baseline scores 0 or 100), not what the "

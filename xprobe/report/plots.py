@@ -14,7 +14,7 @@ import numpy as np
 
 from xprobe.files import atomic_write
 
-__all__ = ["compare", "heatmap"]
+__all__ = ["compare", "heatmap", "label"]
 
 
 def _plt():
@@ -26,10 +26,17 @@ def _plt():
     return plt
 
 
+def label(text: str) -> str:
+    """A name (Markdown-escaped in the report) as plain figure text: no mathtext (``$``)."""
+    from xprobe.report.md import unescape
+
+    return unescape(str(text)).replace("$", r"\$")
+
+
 def _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt, sub=None):
     im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
-    ax.set_xticks(range(len(cols)), labels=cols, rotation=45, ha="right")
-    ax.set_yticks(range(len(rows)), labels=rows)
+    ax.set_xticks(range(len(cols)), labels=[label(c) for c in cols], rotation=45, ha="right")
+    ax.set_yticks(range(len(rows)), labels=[label(r) for r in rows])
     span = (vmax - vmin) or 1.0
     for i in range(m.shape[0]):
         for j in range(m.shape[1]):
@@ -86,7 +93,7 @@ def heatmap(
             ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///",
                                    edgecolor="0.35", linewidth=0))  # fmt: skip
     fig.colorbar(im, ax=ax, shrink=0.8)
-    ax.set_title(title)
+    ax.set_title(label(title))
     _save(fig, path)
     plt.close(fig)
     return path
@@ -107,12 +114,12 @@ def compare(
     fig, axes = plt.subplots(1, 3, figsize=_size(rows, cols, 3))
     for ax, m, name in zip(axes[:2], (a, b), names, strict=False):
         _draw(ax, m, rows, cols, "viridis", vmin, vmax, "{:.1f}")
-        ax.set_title(name)
+        ax.set_title(label(name))
     d = b - a
     fin = d[np.isfinite(d)]
     lim = (float(np.abs(fin).max()) if fin.size else 1.0) or 1.0
     im = _draw(axes[2], d, rows, cols, "RdBu", -lim, lim, "{:+.1f}")
-    axes[2].set_title(f"{names[1]} − {names[0]}")
+    axes[2].set_title(label(f"{names[1]} − {names[0]}"))
     fig.colorbar(im, ax=axes[2], shrink=0.8)
     _save(fig, path)
     plt.close(fig)

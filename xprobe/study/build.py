@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xprobe.errors import XProbeError
+from xprobe.files import inside
 from xprobe.study.schema import ENTRIES, SINGLES, StudyError, check_keys, cpu_count, read_study
 from xprobe.study.state import Step
 from xprobe.study.steps import all_steps
@@ -102,6 +104,8 @@ def load_study(
     study["workers"] = study["workers"] or cpu_count()
     study["scheduler"] = scheduler
     steps = all_steps(ctx)
+    _check_writers(ctx, steps)
+    _check_reference(ctx)
     _check_files(ctx, steps)
     _check_argv(ctx, steps)
     if errors:
@@ -140,6 +144,51 @@ def _expand_all(ctx: _Ctx, value: Any, where: str) -> Any:
     if isinstance(value, dict):
         return {k: _expand_all(ctx, v, f"{where}.{k}") for k, v in value.items()}
     return value
+
+
+def _check_reference(ctx: _Ctx) -> None:
+    """``[report] reference_lang`` is the language code of one of the study's languages: the
+    relative figures subtract its accuracies, and a code no record has would leave them out."""
+    from xprobe.languages import load_profile
+
+    codes = []
+    for name, lang in ctx.data["languages"].items():
+        try:
+            codes.append(load_profile(lang["profile"] or name).code)
+        except XProbeError:
+            return  # reported with the language's own entry
+    ref = ctx.data["report"]["reference_lang"]
+    if codes and ref not in codes:
+        ctx.error("[report] reference_lang:", f"{ref!r} is not a language of the study "
+                  f"(its languages: {', '.join(dict.fromkeys(codes))})")  # fmt: skip
+
+
+def _check_writers(ctx: _Ctx, steps: list[Step]) -> None:
+    """Each step has its own name and its own outputs, inside ``--out`` (a download's: inside
+    the download cache): two entries writing one path would run twice over one another."""
+    from xprobe.download import cache_dir
+
+    names: dict[str, Step] = {}
+    owners: dict[str, Step] = {}
+    for step in steps:
+        root = cache_dir() if step.stage == "download" else ctx.out
+        for o in step.outputs:
+            try:
+                inside(root, o)
+            except XProbeError:
+                ctx.error(f"{step.origin or 'step ' + step.name}:", f"writes {o}, outside {root}")
+        clash = [names.get(step.name)] + [owners.get(o) for o in step.outputs]
+        others = {id(c): c for c in clash if c is not None and c is not step}
+        for other in others.values():
+            same = [o for o in step.outputs if o in other.outputs]
+            what = f"write {same[0]}" if same else "make a step of that name"
+            ctx.error(
+                f"{other.origin or other.name} and {step.origin or step.name}",
+                f"both {what} (steps {other.name!r} and {step.name!r}): rename one",
+            )
+        names.setdefault(step.name, step)
+        for o in step.outputs:
+            owners.setdefault(o, step)
 
 
 def _check_files(ctx: _Ctx, steps: list[Step]) -> None:

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
-from xprobe.files import write_json
+from xprobe.files import inside, write_json
 from xprobe.study.actions import run_action
-from xprobe.study.state import Plan, StepStatus, marker_dir, read_marker
+from xprobe.study.state import Plan, Step, StepStatus, marker_dir, read_marker
 
 __all__ = ["execute", "run_plan"]
 
@@ -29,18 +29,49 @@ log = logging.getLogger(__name__)
 
 
 def _clean(status: StepStatus, out: Path) -> None:
-    """Remove a step's old outputs unless they come from an interrupted run of the same step."""
-    started = read_marker(out, status.step.name, "started")
+    """Remove a step's old outputs unless they come from an interrupted run of the same step.
+
+    Only what this step wrote before is removed: an output its marker names (a marker of an
+    older version names none: then the step's outputs), that resolves (links and ``..``
+    followed) strictly inside the study's folder; never the folder itself, nothing else."""
+    name = status.step.name
+    started = read_marker(out, name, "started")
     if started is not None and started.get("fingerprint") == status.fingerprint:
         return  # same work, interrupted: keep it so the stage resumes
+    marks = [m for m in (started, read_marker(out, name)) if m is not None]
+    if not marks:
+        return  # the step never ran here: whatever is at its outputs, it did not write
+    written = {o for m in marks for o in m.get("outputs", status.step.outputs)}
+    root = out.resolve()
     for o in status.step.outputs:
-        p = Path(o)
-        if not str(p).startswith(str(out) + "/"):
+        if o not in written:
+            continue
+        try:
+            p = inside(root, o)
+        except XProbeError:
             continue  # never remove anything outside the study's folder
+        if p == root or root / ".study" in (p, *p.parents):
+            continue
         if p.is_dir():
             shutil.rmtree(p)
         elif p.exists():
             p.unlink()
+
+
+def _check_outputs(step: Step, out: Path) -> None:
+    """Every output of ``step`` (and its markers) lies inside ``out``; a download's, inside the
+    download cache."""
+    from xprobe.download import cache_dir
+
+    root = cache_dir() if step.stage == "download" else out
+    for o in step.outputs:
+        try:
+            inside(root, o)
+        except XProbeError as e:
+            raise XProbeError(
+                f"study step {step.name!r} would write outside its folder: {e}"
+            ) from None
+    inside(marker_dir(out), marker_dir(out) / f"{step.name}.started")
 
 
 def execute(status: StepStatus, out: str, threads: int, *_deps: Any) -> tuple[str, float]:
@@ -48,9 +79,13 @@ def execute(status: StepStatus, out: str, threads: int, *_deps: Any) -> tuple[st
     out_p = Path(out)
     step = status.step
     marks = marker_dir(out_p)
+    _check_outputs(step, out_p)
     marks.mkdir(parents=True, exist_ok=True)
     _clean(status, out_p)
-    write_json(marks / f"{step.name}.started", {"fingerprint": status.fingerprint})
+    outputs = list(step.outputs)
+    write_json(
+        marks / f"{step.name}.started", {"fingerprint": status.fingerprint, "outputs": outputs}
+    )
     _torch_threads(threads)
     t0 = time.perf_counter()
     run_action(step)
@@ -61,7 +96,7 @@ def execute(status: StepStatus, out: str, threads: int, *_deps: Any) -> tuple[st
     write_json(
         marks / f"{step.name}.json",
         {"fingerprint": status.fingerprint, "settings": status.settings,
-         "inputs": status.inputs, "seconds": seconds},
+         "inputs": status.inputs, "seconds": seconds, "outputs": outputs},
     )  # fmt: skip
     return step.name, seconds
 

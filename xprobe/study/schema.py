@@ -10,12 +10,13 @@ reported together, before anything runs.
 from __future__ import annotations
 
 import copy
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
-from xprobe.files import tomllib
+from xprobe.files import name_problem, tomllib
 
 __all__ = [
     "ENTRIES",
@@ -126,6 +127,12 @@ def read_study(
     except tomllib.TOMLDecodeError as e:
         raise StudyError(f"{path}: invalid TOML: {e}") from None
     variants = data.pop("variants", {})
+    if isinstance(variants, dict):
+        errors: list[str] = []
+        for name in variants:
+            _bad_name(str(path), "variants", name, errors)
+        if errors:
+            raise StudyError("\n".join(errors))
     if variant is not None:
         if not isinstance(variants, dict) or variant not in variants:
             known = ", ".join(sorted(variants)) if isinstance(variants, dict) else ""
@@ -163,8 +170,26 @@ def check_keys(data: dict[str, Any], source: str, errors: list[str]) -> dict[str
             continue
         for entry, table in entries.items():
             where = f"[{name}.{entry}]"
+            if _bad_name(source, name, entry, errors):
+                continue
             result[name][entry] = _table(table, spec, where, source, errors)
     return result
+
+
+def _bad_name(source: str, section: str, entry: str, errors: list[str]) -> bool:
+    """An entry name becomes a folder or file name under ``--out`` (``probing/NAME``,
+    ``models/NAME``, ``vectors/NAME.vec``): a name that is not one path component is refused."""
+    problem = name_problem(entry)
+    if problem is not None:
+        errors.append(
+            f"{source}: [{section}.{_quote(entry)}] is not a valid name: {problem} (entry names "
+            "become file names under --out: use letters, digits, '-', '_')"
+        )
+    return problem is not None
+
+
+def _quote(name: str) -> str:
+    return name if name.replace("-", "").replace("_", "").isalnum() else json.dumps(name)
 
 
 def _table(table: Any, spec: dict, where: str, source: str, errors: list[str]) -> dict[str, Any]:

@@ -30,21 +30,26 @@ def all_steps(ctx: Any) -> list[Step]:
             sentences=s["sentences"], treebank=s["treebank"],
         ), (str(out / "sample"),)))  # fmt: skip
     for name, d in data["download"].items():
-        steps += _download(ctx, f"download-{name}", d["what"], d["langs"], d["options"])
+        found = _download(ctx, f"download-{name}", d["what"], d["langs"], d["options"])
+        steps += _from(f"[download.{name}]", found)
     codes: dict[str, str] = {}
     for name, lang in data["languages"].items():
-        steps += _language(ctx, name, lang, codes)
+        steps += _from(f"[languages.{name}]", _language(ctx, name, lang, codes))
     for name, v in data["vectors"].items():
-        steps += _vectors(ctx, name, v)
+        steps += _from(f"[vectors.{name}]", _vectors(ctx, name, v))
     for name, n in data["nli"].items():
-        steps += _nli(ctx, name, n)
+        steps += _from(f"[nli.{name}]", _nli(ctx, name, n))
     for name, m in data["mappings"].items():
-        steps += _mapping(ctx, name, m)
+        steps += _from(f"[mappings.{name}]", _mapping(ctx, name, m))
     probes = _probes(ctx, codes)
     steps += probes
     if probes:
         steps.append(_report(ctx, [s.outputs[0] for s in probes]))
     return _downloads_first(steps)
+
+
+def _from(origin: str, steps: list[Step]) -> list[Step]:
+    return [replace(s, origin=origin) for s in steps]
 
 
 def _downloads_first(steps: list[Step]) -> list[Step]:
@@ -220,7 +225,8 @@ def _probes(ctx: Any, codes: dict[str, str]) -> list[Step]:
             res = str(out / "results" / lang / "baselines.jsonl")
             argv = ["probe", "--data", folder, "--out", res, *common,
                     "--classifier", *probe["baselines"]]  # fmt: skip
-            steps.append(Step(f"probe-{lang}-baselines", "probe", ("cli", [argv]), (res,)))
+            steps.append(Step(f"probe-{lang}-baselines", "probe", ("cli", [argv]), (res,),
+                              origin="[probe] baselines"))  # fmt: skip
         for name, by_lang in specs.items():
             if lang not in by_lang:
                 continue
@@ -230,7 +236,8 @@ def _probes(ctx: Any, codes: dict[str, str]) -> list[Step]:
             argv += ["--seeds", str(probe["seeds"])] if probe["seeds"] else []
             argv += ["--control"] if probe["control"] else []
             argv += [*flags(data["encoders"][name]["options"]), "--encoder", by_lang[lang]]
-            steps.append(Step(f"probe-{lang}-{name}", "probe", ("cli", [argv]), (res,)))
+            steps.append(Step(f"probe-{lang}-{name}", "probe", ("cli", [argv]), (res,),
+                              origin=f"[encoders.{name}]"))  # fmt: skip
     return steps
 
 
@@ -264,4 +271,4 @@ def _report(ctx: Any, results: list[str]) -> Step:
         argv += ["--xnli", f]
     argv += flags(report["options"])
     action = call("merge_and_report", results=results, merged=merged, argv=argv)
-    return Step("report", "report", action, (merged, folder))
+    return Step("report", "report", action, (merged, folder), origin="[report]")

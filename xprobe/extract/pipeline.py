@@ -389,7 +389,7 @@ def _run_passes(
         notes = exclusivity_notes(results) if config.exclusive else {}
         results = _top_up(cache, names, results, config, profile.code, binned_max=binned_max)
         if win is not None:
-            tbmode.settle(results)
+            tbmode.settle(results, config.ratio, config.min_test)
         sentences = (s for _, _, s in cache.sentences(names))
         window = (length.min_tokens, hi)
         found = applicable.detect(results, sentences, window, cache.count, allow_partial=False)

@@ -41,12 +41,14 @@ from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.extract.length import LengthPlan, length_counts
-from xprobe.extract.select import TaskResult
+from xprobe.extract.select import SHARED, TaskResult, TaskRun, _available, _fill
+from xprobe.extract.shrink import rebalance_keys
 
 __all__ = [
     "DEFAULT_RATIO",
     "TreebankWindow",
     "binned",
+    "floor_fit",
     "manifest_entry",
     "run_sizes",
     "settle",
@@ -115,14 +117,63 @@ def binned(params: Any) -> bool:
     return hasattr(params, "bins") or hasattr(params, "length_bins")
 
 
-def settle(results: list[TaskResult]) -> None:
+def settle(results: list[TaskResult], ratio: Sequence[int], min_test: int) -> None:
     """Make each task's shrunk sizes its sizes: in treebank mode a task takes what its balanced
-    candidates fill, which is not a shortfall (changed in place)."""
+    candidates fill, which is not a shortfall; a task whose test split falls below ``min_test``
+    (or two lines per class) gets the floor instead where it can (:func:`floor_fit`). Changed
+    in place."""
     for r in results:
         if r.shrunk is not None:
             r.run.sizes = r.shrunk
             r.shrunk = None
         r.shortfalls = []
+        need = max(min_test, 2 * len(r.run.labels))
+        if len(r.picked[2]) < need:
+            floor_fit(r, ratio, need)
+
+
+def floor_fit(res: TaskResult, ratio: Sequence[int], need: int) -> bool:
+    """Refill a task with ``need`` test lines (validation in the ratio's proportion to test)
+    and the rest, the most that fits, for training, if training then keeps at least as many
+    lines as validation and test together; returns whether it did (else it is left as it
+    was, and its test split too small: n/a)."""
+    run = res.run
+    te = need
+    va = math.ceil(need * ratio[1] / ratio[2])
+    balanced = sum(map(len, res.picked))  # what the ratio fit took: the scarcest label's share
+    if balanced < 2 * (va + te):
+        return False
+    lost = run.lost
+    pooled, _ = _available(run, set(), set())  # treebank mode: no other task takes any
+    run.lost = lost
+    keyed = any(s != SHARED for s, _, _ in pooled)
+    for spare in (1.0, 1.25, 1.5, 2.0):  # keys are lumpy: deal va and te more when short
+        pools = pooled
+        if keyed:
+            deal = (balanced - spare * (va + te), spare * va, spare * te)
+            pools = rebalance_keys(pooled, deal, SHARED)
+        best = _most_training(run, pools, va, te)
+        if best is not None or not keyed:
+            break
+    if best is None:
+        return False
+    res.picked, _ = _fill(run, pools, (best, va, te))
+    run.sizes = (best, va, te)
+    log.info("%s: %d test lines (--min-test), %d training lines", run.spec.name, te, best)
+    return True
+
+
+def _most_training(run: TaskRun, pools: dict, va: int, te: int) -> int | None:
+    """The most training lines that fit beside ``va`` and ``te`` (at least ``va + te``; binary
+    search, the best seen kept), or None."""
+    lo, hi, best = va + te, sum(map(len, pools.values())) - va - te, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if _fill(run, pools, (mid, va, te), dry=True)[1]:
+            hi = mid - 1
+        else:
+            best, lo = mid, mid + 1
+    return best
 
 
 def manifest_entry(

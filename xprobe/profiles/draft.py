@@ -132,9 +132,15 @@ def _applicability(profile: LanguageProfile, c: _Counts) -> dict[str, tuple[int,
             **profile.tasks,
             "sentence_length": {"bins": edges[:-1], **profile.tasks.get("sentence_length", {})},
         })  # fmt: skip
-    kept = [s for s in c.sentences if lo <= len(s.tokens) <= hi]
+    # as extract --treebank offers them: no token with a space inside (SentEval lines are
+    # split on spaces), at least lo tokens, and at most hi for the tasks with length bins only
+    usable = [s for s in c.sentences if len(s.tokens) >= lo and " " not in "".join(s.tokens)]
+    longest = max((len(s.tokens) for s in usable), default=hi)
     for spec in TASKS.values():
         params = resolve_params(spec, profile)
+        binned = hasattr(params, "bins") or hasattr(params, "length_bins")
+        top = hi if binned else max(hi, longest)
+        kept = [s for s in usable if len(s.tokens) <= top]
         if hasattr(params, "min_per_million") and params.min_per_million:
             from math import ceil, floor
 
@@ -155,7 +161,7 @@ def _applicability(profile: LanguageProfile, c: _Counts) -> dict[str, tuple[int,
         reason = None
         if n == 0:
             reason = explain_none(
-                spec, ctx, kept, f"the {len(kept)} sentences of {lo}..{hi} tokens"
+                spec, ctx, kept, f"the {len(kept)} sentences of {lo}..{top} tokens"
             )
         elif "*" not in labels:
             reason = single_label(spec, {lab: labels[lab] for lab in spec.labels_of(ctx)})

@@ -132,16 +132,27 @@ def _add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--treebank",
         action="store_true",
-        help="size every task from what the input can fill: all its balanced candidates, "
-        "split in the ratio of --sizes (default 80,10,10 here); tasks share source sentences "
-        "(never within a task); a task whose test split would fall below --min-test is n/a",
+        help="for a gold treebank: size every task from what the input can fill (all its "
+        "balanced candidates, split in --ratio, at most --sizes per split); tasks share source "
+        "sentences (never within a task); every sentence from --min-tokens on is read (the "
+        "length-binned SentLen and TreeDepth keep their maximum); a task whose test split "
+        "would fall below --min-test lines is n/a (the corpus is too small)",
     )
     group.add_argument(
         "--min-test",
         type=int,
         default=100,
         metavar="N",
-        help="treebank mode: fewest test lines a task may have (default 100); below, n/a",
+        help="treebank mode: fewest test lines a task may have (default 100); a task short of "
+        "it at --ratio gets N test (and validation) lines while training keeps at least as "
+        "many, else it is n/a",
+    )
+    group.add_argument(
+        "--ratio",
+        type=_sizes,
+        default=(80, 10, 10),
+        metavar="TR,VA,TE",
+        help="treebank mode: proportions of the splits (default 80,10,10)",
     )
 
 
@@ -266,6 +277,8 @@ def run(args: argparse.Namespace) -> int:
     _take_files_from_tasks(args)
     if args.from_text and (args.conllu or args.parsed is None):
         raise XProbeError("--from-text takes no CoNLL-U inputs and needs --parsed DIR")
+    if args.from_text and args.treebank:
+        raise XProbeError("--treebank reads gold CoNLL-U files: it takes no --from-text")
     if not args.lang or args.out is None or not (args.conllu or args.from_text):
         raise XProbeError(
             "extract needs --lang, --out and at least one CoNLL-U file (or --check DIR)"
@@ -290,6 +303,7 @@ def run(args: argparse.Namespace) -> int:
         windows=args.windows,
         treebank=args.treebank,
         min_test=args.min_test,
+        ratio=args.ratio,
     )
     if args.from_text:
         from xprobe.corpus.stopping import Stopped, stop_on_signals
@@ -305,6 +319,8 @@ def run(args: argparse.Namespace) -> int:
         manifest = extract(config)
     partial = [t for t, e in manifest["tasks"].items() if e.get("partial")]
     na = {t: e["reason"] for t, e in manifest["tasks"].items() if e.get("applicable") is False}
+    if na and len(na) == len(manifest["tasks"]):
+        log.warning("%s: no task file written: every task is n/a (see manifest.json)", args.out)
     log.info(
         "wrote %d task file(s) to %s%s%s",
         len(manifest["tasks"]) - len(na),

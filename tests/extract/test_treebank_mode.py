@@ -124,7 +124,7 @@ def test_below_min_test_is_na_of_kind_corpus_with_counts(tmp_path: Path, capsys)
     assert "test would hold 30 lines, fewer than --min-test 100" in entry["reason"]
     assert main(["extract", "--check", str(out)]) == 0
     # a lower minimum fills it, at the ratio
-    out2, m = run(tmp_path, src, "low", tasks=("SentLen",), min_test=30)
+    _, m = run(tmp_path, src, "low", tasks=("SentLen",), min_test=30)
     assert m["tasks"]["sentence_length"]["sizes"] == {"tr": 240, "va": 30, "te": 30}
 
 
@@ -258,7 +258,7 @@ def test_english_dev_test_fills_tasks_with_100_test_lines_as_gold_says(tmp_path:
     ))  # fmt: skip
     filled = check_gold(out, m, paths, "en")
     assert {"sentence_length", "bigram_shift", "past_present"} <= set(filled), filled
-    for file, e in m["tasks"].items():
+    for e in m["tasks"].values():
         if e.get("applicable") is False:
             assert e.get("kind") == "corpus" and "test would hold" in e["reason"], e
 

@@ -13,11 +13,18 @@ candidates pick first. The sample is a seeded random one, independent of corpus 
 bounded by the sizes asked, not the corpus. A task that cannot be filled is an error listing per
 split and class what was found; --allow-partial writes what there is, still balanced.
 
+--treebank (a gold treebank of some thousand sentences): every task takes all the lines its
+balanced candidates fill, split --ratio (80,10,10), tasks share source sentences (never within a
+task), sentences of any length from --min-tokens on are read (SentLen and TreeDepth keep their
+maximum), and a task whose test split would hold fewer than --min-test (100) lines is n/a with
+its counts (docs/tasks.md, "Small corpora"). `xprobe profile draft` prints this command.
+
 Examples:
   xprobe extract --lang en --out probing/en work/en/parsed/*.conllu.gz
   xprobe extract --lang de --out probing/de --tasks SentLen BShift --sizes 1000,100,100 de.conllu
   xprobe extract --lang en --out p --param tree_depth.min_depth=4 --allow-partial en.conllu
   xprobe extract --check probing/en
+  xprobe extract --treebank --lang sv --out probing/sv sv_talbanken-ud-dev.conllu sv-test.conllu
   xprobe extract --lang de --out probing/de --sizes 10000,1000,1000 --allow-partial \
       --from-text dewiki.xml.bz2 --parsed work/de/parsed --model de.udpipe --workers 2
 

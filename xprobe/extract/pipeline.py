@@ -15,7 +15,9 @@ Two passes over the input (one file or many, plain or gzipped):
 
 Then tasks pick rarest first (:mod:`xprobe.extract.select`), classes are balanced per split and
 stratum (:mod:`xprobe.extract.plan`), and the files and ``manifest.json`` are written atomically
-(:mod:`xprobe.extract.write`). Same inputs and seed give byte-identical files.
+(:mod:`xprobe.extract.write`). Same inputs and seed give byte-identical files. Treebank mode
+(``ExtractConfig.treebank``, :mod:`xprobe.extract.treebank`) sizes every task from what a small
+corpus fills instead, tasks sharing source sentences.
 :func:`check_probing_dir` (:mod:`xprobe.extract.check`) validates a written directory.
 
 Example::

@@ -7,8 +7,10 @@ characters and sentence-final punctuation, the token-length distribution (``leng
 when it is far from English's), the corpus size the frequency windows are scaled to (per
 million tokens), and, per task, whether it can apply: every task's own rule is run on the
 treebank with the drafted profile, and a task with no candidate, or with one label only, is
-declared ``applicable = false`` with the reason found (:mod:`xprobe.tasks.explain`). A person
-reviews the draft before shipping it.
+declared ``applicable = false`` with the reason found (:mod:`xprobe.tasks.explain`). The report
+ends with the ``xprobe extract --treebank`` command that extracts the treebank (every task sized
+from what it fills; :mod:`xprobe.extract.treebank`). A person reviews the draft before shipping
+it.
 
 Example::
 
@@ -122,7 +124,9 @@ def _base(code: str, name: str, c: _Counts) -> dict:
 
 
 def _applicability(profile: LanguageProfile, c: _Counts) -> dict[str, tuple[int, str | None]]:
-    """Per task file: (candidates in the 5..28 window or the derived one, reason or None)."""
+    """Per task file: (candidates, reason or None), among the sentences extract --treebank
+    offers it: from 5 tokens (or the derived lower bound) on, up to 28 (or the derived upper
+    bound) only for the tasks with length bins, none with a space inside a token."""
     out: dict[str, tuple[int, str | None]] = {}
     lo, hi = (5, 28)
     if profile.length == "auto":  # as extract will derive them (xprobe.extract.length)

@@ -161,6 +161,7 @@ def test_same_inputs_same_bytes(tmp_path: Path) -> None:
         (["--ratio", "80,20,0"], "TR and TE above 0"),
         (["--min-test", "0"], "--min-test must be at least 1"),
         (["--from-text", "wiki.xml", "--parsed", "p"], "takes no --from-text"),
+        (["--sizes", "1000,0,100"], "--sizes allows no va line"),
     ],
 )
 def test_bad_treebank_settings_are_one_line(tmp_path: Path, capsys, flags, said) -> None:

@@ -77,6 +77,11 @@ def run_sizes(ratio: Sequence[int], caps: Sequence[int]) -> tuple[int, int, int]
     """The largest sizes in proportion to ``ratio`` that stay within ``caps`` per split (each
     rounded down): what every task's pools are sized for and shrunk from
     (:mod:`xprobe.extract.shrink`)."""
+    for split, r, c in zip(("tr", "va", "te"), ratio, caps, strict=True):
+        if r and not c:
+            raise XProbeError(
+                f"--sizes allows no {split} line, but --ratio gives {split} a share: raise it"
+            )
     scale = min(Fraction(c, r) for r, c in zip(ratio, caps, strict=True) if r)
     tr, va, te = (math.floor(r * scale) for r in ratio)
     return tr, va, te

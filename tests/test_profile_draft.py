@@ -25,6 +25,9 @@ def test_drafted_profile_extracts_as_gold_says(tmp_path: Path, lang: str, capsys
     profile = load_profile(str(out))
     if lang == "id":  # UD Indonesian-GSD has no Tense feature: found, and said why
         assert "Tense" in profile.not_applicable["past_present"]
+        # the treebank does not annotate it; only a person can say the language has none
+        assert profile.na_kinds["past_present"] == "annotation"
+    assert 'kind = "language"' not in text
     status = extract_and_check(lang, tmp_path / "probing", str(out))
     for file, reason in profile.not_applicable.items():
         assert status[file] == f"n/a ({reason})"

@@ -28,15 +28,30 @@ from xprobe.files import tomllib
 from xprobe.resources import data_dir
 
 __all__ = [
+    "NA_KINDS",
     "LanguageProfile",
     "ProfileError",
     "ProfileSource",
     "available_languages",
     "load_profile",
+    "na_text",
     "profile_sources",
 ]
 
 LANGUAGES = data_dir("languages")
+# Who decided that a task does not apply, and why (docs/languages.md, "Tasks that do not apply"):
+# ``language``: a person declared in a reviewed profile that the language has no such category;
+# ``annotation``: the treebank does not annotate what the task's rule reads (a column, a value);
+# ``corpus``: too few candidates (one label only, too few lines, shrunk too far).
+NA_KINDS = ("language", "annotation", "corpus")
+
+
+def na_text(reason: str, kind: str | None) -> str:
+    """A not-applicable reason as shown to a person: ``"annotation: no word has Tense ..."``
+    (the reason alone when the kind is unknown: manifests and records written before kinds)."""
+    return f"{kind}: {reason}" if kind else reason
+
+
 LANGUAGES_DIR = LANGUAGES.path
 
 
@@ -95,8 +110,10 @@ class LanguageProfile:
     # --- per-task parameter overrides: {task file name: {param: value}}; a task the language
     # cannot have is declared ``applicable = false`` with a ``reason`` in its table
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # --- filled by the loader: {task file name: reason} for the tasks declared not applicable
+    # --- filled by the loader: {task file name: reason} for the tasks declared not applicable,
+    # and {task file name: kind} (NA_KINDS; "language" when the table gives none)
     not_applicable: dict[str, str] = field(default_factory=dict)
+    na_kinds: dict[str, str] = field(default_factory=dict)
     # --- where it came from
     path: str = ""
 
@@ -107,7 +124,7 @@ class LanguageProfile:
 _FIELDS = {
     f.name: f
     for f in dataclasses.fields(LanguageProfile)
-    if f.name not in ("path", "not_applicable")
+    if f.name not in ("path", "not_applicable", "na_kinds")
 }
 LENGTH_RULES = ("fixed", "auto")
 
@@ -193,35 +210,45 @@ def profile_from_dict(data: dict[str, Any], source: str = "<dict>") -> LanguageP
         raise ProfileError(
             f"{source}: length must be one of {', '.join(LENGTH_RULES)}, got {values['length']!r}"
         )
-    tasks, na = _applicability(source, values.get("tasks", {}))
+    tasks, na, kinds = _applicability(source, values.get("tasks", {}))
     values["tasks"] = tasks
-    return LanguageProfile(**values, not_applicable=na, path=source)
+    return LanguageProfile(**values, not_applicable=na, na_kinds=kinds, path=source)
 
 
 def _applicability(
     source: str, tasks: dict[str, dict[str, Any]]
-) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
-    """Split ``applicable``/``reason`` off the task tables: ``{file: params}``, ``{file: reason}``.
+) -> tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, str]]:
+    """Split ``applicable``/``reason``/``kind`` off the task tables: ``{file: params}``,
+    ``{file: reason}``, ``{file: kind}``.
 
     ``applicable = false`` needs a non-empty ``reason`` (a person reads it in the manifest and
-    the report); a reason without ``applicable = false`` is an error too (it would be ignored)."""
+    the report) and takes an optional ``kind`` (:data:`NA_KINDS`; none: ``"language"``, as a
+    person who reviewed the profile declared it); a reason or kind without ``applicable =
+    false`` is an error too (it would be ignored)."""
     params: dict[str, dict[str, Any]] = {}
     na: dict[str, str] = {}
+    kinds: dict[str, str] = {}
     for file, table in tasks.items():
         table = dict(table)
         applicable = table.pop("applicable", True)
         reason = table.pop("reason", None)
+        kind = table.pop("kind", None)
         where = f"{source}: [tasks.{file}]"
         if not isinstance(applicable, bool):
             raise ProfileError(f"{where} applicable must be true or false, got {applicable!r}")
         if not applicable:
             if not isinstance(reason, str) or not reason.strip():
                 raise ProfileError(f'{where} applicable = false needs a reason = "..."')
-            na[file] = reason.strip()
-        elif reason is not None:
-            raise ProfileError(f"{where} has a reason but not applicable = false")
+            if kind is not None and kind not in NA_KINDS:
+                raise ProfileError(
+                    f"{where} kind must be one of {', '.join(NA_KINDS)}, got {kind!r}"
+                )
+            na[file], kinds[file] = reason.strip(), kind or "language"
+        elif reason is not None or kind is not None:
+            what = "a reason" if reason is not None else "a kind"
+            raise ProfileError(f"{where} has {what} but not applicable = false")
         params[file] = table
-    return params, na
+    return params, na, kinds
 
 
 def _check_type(source: str, key: str, value: Any, default: Any) -> Any:

@@ -48,7 +48,8 @@ def _check_every_task(probing: Path, out: Path) -> int:
     card = (out / "README.md").read_text(encoding="utf-8")
     for file, entry in manifest["tasks"].items():
         if entry.get("applicable") is False:  # no file, no configuration, the reason on the card
-            assert not (out / file).exists() and f"n/a ({entry['reason']})" in card
+            why = f"n/a ({entry['kind']}: {entry['reason']})"
+            assert not (out / file).exists() and why in card
             continue
         want = _senteval_rows(probing / entry["file"])
         if not want:

@@ -30,6 +30,8 @@ def test_the_reason_is_the_condition_no_sentence_meets(tmp_path: Path, corpus: P
     assert tense["applicable"] is False and tense["decided_by"] == "extract"
     assert tense["reason"].startswith("no word has Tense in Past, Pres (the feature never occurs)")
     assert subj["reason"].startswith("no noun has Number in Sing, Plur")
+    # the corpus never has what the rules read: a gap of the annotation, not of the language
+    assert tense["kind"] == subj["kind"] == "annotation"
     assert "sentences of 5..28 tokens" in tense["reason"]
     assert not (tmp_path / "past_present.txt").exists() and check_probing_dir(tmp_path) == []
     assert m["tasks"]["sentence_length"].get("applicable", True)
@@ -40,6 +42,7 @@ def test_no_sentence_in_the_window(tmp_path: Path, corpus: Path) -> None:
              min_tokens=200, max_tokens=300)  # fmt: skip
     for e in m["tasks"].values():
         assert e["reason"] == "no sentence of the corpus has 200..300 tokens"
+        assert e["kind"] == "corpus"
     assert m["length"]["rule"] == "command line"
 
 

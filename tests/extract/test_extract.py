@@ -289,6 +289,7 @@ def test_allow_partial_writes_balanced_and_marks_it(tmp_path, corpus):
     f = m["tasks"]["flip"]
     assert f["applicable"] is False and "the corpus is too small" in f["reason"]
     assert "line(s) for 2 classes in va (10 asked)" in f["reason"]
+    assert f["kind"] == "corpus" and f["decided_by"] == "extract"
     assert not (tmp_path / "flip.txt").exists()
     assert check_probing_dir(tmp_path) == []
 

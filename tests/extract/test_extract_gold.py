@@ -42,8 +42,11 @@ def _surface_of(s: Sentence, word_index: int) -> str:
     raise AssertionError
 
 
-def _finite(w) -> bool:
-    return w.feat("VerbForm") in ("Fin", None)  # Turkish finite verbs carry no VerbForm
+def _finite(w, profile) -> bool:
+    """The profile's finite value (VerbForm=Fin; Irish: VerbForm=Cop, the copula) or no VerbForm
+    at all (Turkish finite verbs carry none)."""
+    name, _, value = profile.finite_feature.partition("=")
+    return w.feat(name) in (value, None)
 
 
 def _tense(s: Sentence, profile) -> tuple[str, str] | None:
@@ -54,12 +57,12 @@ def _tense(s: Sentence, profile) -> tuple[str, str] | None:
         v = w.feat("Tense")
         return "PAST" if v in profile.tense_past else "PRES" if v in profile.tense_pres else None
 
-    if _finite(root) and label(root):
+    if _finite(root, profile) and label(root):
         return label(root), _surface_of(s, root.id - 1)
     finite = [
         w
         for w in s.words
-        if w.head == root.id and _rel(w) in ("aux", "cop") and _finite(w) and label(w)
+        if w.head == root.id and _rel(w) in ("aux", "cop") and _finite(w, profile) and label(w)
     ]  # fmt: skip
     if len(finite) != 1:
         return None
@@ -74,6 +77,19 @@ def _number(s: Sentence, rel: str) -> tuple[str, str] | None:
     n = deps[0].feat("Number")
     lab = {"Sing": "NN", "Plur": "NNS"}.get(n or "")
     return (lab, _surface_of(s, deps[0].id - 1)) if lab else None
+
+
+def _replaced_at(text: str, src: list[str]) -> list[tuple[int, str]]:
+    """Every (i, word) where replacing token i of ``src`` by ``word`` gives ``text``."""
+    found = []
+    for i in range(len(src)):
+        head, tail = " ".join(src[:i]), " ".join(src[i + 1 :])
+        pre, post = head + " " if head else "", " " + tail if tail else ""
+        if len(text) > len(pre) + len(post) and text.startswith(pre) and text.endswith(post):
+            word = text[len(pre) : len(text) - len(post)]
+            if word != src[i] and word.strip(" ") == word:
+                found.append((i, word))
+    return found
 
 
 def _check_line(file: str, label: str, text: str, s: Sentence, profile) -> str | None:
@@ -109,11 +125,17 @@ def _check_line(file: str, label: str, text: str, s: Sentence, profile) -> str |
         if label == "O":
             assert toks == src
             return None
-        diff = [i for i in range(len(src)) if toks[i] != src[i]]
-        assert len(toks) == len(src) and len(diff) == 1 and 0 < diff[0] < len(src) - 1
-        tok = s.surface[diff[0]]
-        assert tok.first == tok.last and s.words[tok.first].upos in ("NOUN", "VERB")
-        return toks[diff[0]]
+        # one token, never the first or last, replaced by one word (a word may hold spaces:
+        # Vietnamese "học sinh")
+        at = [
+            (i, new)
+            for i, new in _replaced_at(text, src)
+            if 0 < i < len(src) - 1
+            and s.surface[i].first == s.surface[i].last
+            and s.words[s.surface[i].first].upos in ("NOUN", "VERB")
+        ]
+        assert at, text
+        return at[0][1]
     elif file == "coordination_inversion":
         assert sum(w.deprel == "cc" or w.deprel.startswith("cc:") for w in s.words) == 1
         assert not any(q in text for q in profile.quotes)

@@ -1,4 +1,5 @@
-"""Fifteen shipped profiles, each extracted as shipped from its shared gold treebank (dev+test).
+"""The shipped profiles (Hebrew's is tested with its rules), each extracted as shipped from its
+shared gold treebank (dev+test).
 
 Every line written is checked against the gold annotation of its source sentence, with the
 rules recomputed by ``tests/extract/test_extract_gold.py`` (SentLen with the bins the manifest
@@ -28,6 +29,8 @@ TREEBANKS = {
     "en": "en_ewt", "de": "de_gsd", "fr": "fr_gsd", "es": "es_gsd", "ru": "ru_gsd",
     "zh": "zh_gsd", "ja": "ja_gsd", "pt": "pt_bosque", "it": "it_isdt", "nl": "nl_alpino",
     "pl": "pl_pdb", "sv": "sv_talbanken", "el": "el_gdt", "hu": "hu_szeged", "id": "id_gsd",
+    "ga": "ga_idt", "fa": "fa_seraji", "ta": "ta_ttb", "vi": "vi_vtb", "wo": "wo_wtb",
+    "hy": "hy_armtdp", "ug": "ug_udt",
 }  # fmt: skip
 FAST = ("it", "zh")  # multiword tokens; declared n/a tasks and derived length
 WINDOW = {"min_per_million": 5.0, "max_per_million": 1000.0}
@@ -40,6 +43,10 @@ PARAMS = {
     "word_content": {"first_rank": 101, "count": 10},
 }
 SIZES = (50, 10, 10)
+# SentLen, BShift and SOMO fill in every language but one: UD Vietnamese-VTB writes words of
+# several syllables as one token with spaces ("học sinh"), extract offers no sentence with such a
+# token, and the 15 % of VTB sentences left fill BShift and SOMO only
+FILLED_AT_LEAST = {"vi": 2}
 
 
 def treebank(lang: str) -> list[str]:
@@ -113,7 +120,7 @@ def extract_and_check(lang: str, out: Path, profile_name: str | None = None) -> 
     assert set(m["tasks"]) == {s.file for s in TASKS.values()}  # no task silently missing
     status = check_against_gold(out, m, paths, load_profile(profile_name or lang))
     filled = [f for f, st in status.items() if st == "filled"]
-    assert len(filled) >= 3, status  # SentLen, BShift and SOMO fill in every language
+    assert len(filled) >= FILLED_AT_LEAST.get(lang, 3), status
     return status
 
 

@@ -64,9 +64,10 @@ def test_a_task_shrunk_too_far_is_na_without_a_yield(tmp_path: Path, corpus: Pat
     rare = m["tasks"]["rare"]
     assert rare["applicable"] is False and "yield" not in rare
     assert "too small" in rare["reason"] and not (tmp_path / "rare.txt").exists()
+    assert rare["kind"] == "corpus"  # too few candidates: the corpus, not the language
     assert yield_lines(m) == [
         "Parity: 14 of 14 (35,000 lines per million parsed sentences)",
-        f"Rare: n/a ({rare['reason']})",
+        f"Rare: n/a (corpus: {rare['reason']})",
     ]
     assert yield_lines(m, na=False) == yield_lines(m)[:1]
 
@@ -79,7 +80,7 @@ def test_check_prints_the_projection(tmp_path: Path, corpus: Path, capsys) -> No
     run(tmp_path / "na", corpus, [RARE], sizes=(10, 2, 2), allow_partial=True)
     assert main(["extract", "--check", str(tmp_path / "na")]) == 0
     out = capsys.readouterr().out
-    assert out.count("n/a (the corpus is too small") == 1 and "rare: n/a (" in out
+    assert out.count("n/a (corpus: the corpus is too small") == 1 and "rare: n/a (" in out
 
 
 def test_amounts_and_the_issue_figures() -> None:

@@ -36,15 +36,17 @@ def probing(tmp_path: Path) -> Path:
                               tasks=["SentLen", "BShift", "Tense"], sizes=(60, 20, 20),
                               progress=False))  # fmt: skip
     e = m["tasks"]["past_present"]
+    # a profile's declaration without kind: the person who reviewed it says "language"
     assert e == {"task": "Tense", "applicable": False, "reason": REASON, "decided_by": "profile",
-                 "file": None, "lines": 0}  # fmt: skip
+                 "kind": "language", "file": None, "lines": 0}  # fmt: skip
     assert not (out / "past_present.txt").exists()
     return out
 
 
 def test_check_prints_the_reason(probing: Path, capsys) -> None:
     assert main(["extract", "--check", str(probing)]) == 0
-    assert f"past_present: n/a ({REASON})" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"past_present: n/a (language: {REASON})" in out
     (probing / "past_present.txt").write_text("tr\tPAST\tstale line\n")
     assert main(["extract", "--check", str(probing)]) == 1  # a file for an n/a task is wrong
 
@@ -59,6 +61,7 @@ def test_probe_writes_na_records_and_report_shows_the_cell(probing: Path, tmp_pa
         ("Tense", "length"),
     }
     assert all(r["not_applicable"] == REASON and "value" not in r for r in na)
+    assert all(r["kind"] == "language" for r in na)
     assert all(validate_record(r) == [] for r in read_records(res))
     assert {r["task"] for r in recs if "value" in r} == {"SentLen", "BShift"}
     # asked for by name: the n/a record, not "no data for task"
@@ -68,7 +71,7 @@ def test_probe_writes_na_records_and_report_shows_the_cell(probing: Path, tmp_pa
     write_report(read_records(res), tmp_path / "rep")
     table = next((tmp_path / "rep").glob("baselines_*.md")).read_text(encoding="utf-8")
     header = table.splitlines()[0]
-    assert "Tense" in header and table.count(f"n/a ({REASON})") == 1  # once, on n_test
+    assert "Tense" in header and table.count(f"n/a (language: {REASON})") == 1  # on n_test
 
     def cells(line: str) -> list[str]:
         return [c.strip() for c in line.strip().strip("|").split("|")]
@@ -77,7 +80,10 @@ def test_probe_writes_na_records_and_report_shows_the_cell(probing: Path, tmp_pa
     rows = [cells(line) for line in table.splitlines()[2:] if line.startswith("|")]
     assert rows and all(r[col].startswith("n/a") for r in rows)
     assert header.index("BShift") < header.index("Tense")  # in task order
-    assert "## Tasks that do not apply" in (tmp_path / "rep" / "report.md").read_text()
+    report = (tmp_path / "rep" / "report.md").read_text()
+    assert "## Tasks that do not apply" in report
+    assert "| dataset | language | task | kind | reason |" in report
+    assert f"| Tense | language | {REASON} |" in report
 
 
 def test_probe_command_prints_na(probing: Path, tmp_path: Path, capsys) -> None:
@@ -132,8 +138,9 @@ def test_task_whose_test_sentences_all_occur_in_training_is_na_not_missing(tmp_p
     assert set(by_task) == {"SentLen", "TreeDepth"}
     td = by_task["TreeDepth"]
     assert "value" not in td and "20 of 20 test sentences" in td["not_applicable"]
+    assert td["kind"] == "corpus"  # the data leaves nothing to score: not the language
     assert "training split" in td["not_applicable"]
     assert all(validate_record(r) == [] for r in read_records(res))
     write_report(read_records(res), tmp_path / "rep")
     table = next((tmp_path / "rep").glob("baselines_*.md")).read_text(encoding="utf-8")
-    assert "TreeDepth" in table.splitlines()[0] and "n/a (20 of 20 test sentences" in table
+    assert "TreeDepth" in table.splitlines()[0] and "n/a (corpus: 20 of 20 test sentences" in table

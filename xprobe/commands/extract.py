@@ -261,12 +261,13 @@ def _take_files_from_tasks(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.check is not None:
-        from xprobe.extract.check import check_probing_dir, not_applicable
+        from xprobe.extract.check import check_probing_dir, not_applicable_kinds
+        from xprobe.languages import na_text
 
         warnings: list[str] = []
         problems = check_probing_dir(args.check, warnings)
-        for file, reason in not_applicable(args.check).items():
-            print(f"{file}: n/a ({reason})")
+        for file, (reason, kind) in not_applicable_kinds(args.check).items():
+            print(f"{file}: n/a ({na_text(reason, kind)})")
         for p in problems:
             print(p)
         for w in warnings:

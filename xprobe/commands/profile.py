@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-no-feats",
         action="store_true",
-        help="draft a treebank without any FEATS (Tense and Number tasks become n/a)",
+        help="draft a treebank that does not annotate FEATS (the Tense and Number tasks become "
+        "n/a of kind annotation)",
     )
 
 

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from xprobe.languages import na_text
 from xprobe.probe.hf_layout import HF_SPLITS
 
 __all__ = ["CITATION", "dataset_card", "size_category"]
@@ -120,7 +121,7 @@ def _task_rows(manifest: dict[str, Any], sizes: dict[str, dict[str, int]]) -> li
         params = ", ".join(f"{k}={v}" for k, v in sorted((entry.get("params") or {}).items()))
         filled = "yes" if entry.get("partial") else "no"
         if entry.get("applicable") is False:
-            filled = f"n/a ({entry.get('reason', '')})"
+            filled = f"n/a ({_na(entry)})"
         rows.append(
             f"| {file} | {entry.get('task', file)} | {s['train']} | {s['validation']} | "
             f"{s['test']} | {shown} | {filled} | {params} |"
@@ -128,11 +129,16 @@ def _task_rows(manifest: dict[str, Any], sizes: dict[str, dict[str, int]]) -> li
     return rows
 
 
+def _na(entry: dict[str, Any]) -> str:
+    """An n/a task's kind and reason (``annotation: no word has Tense ...``)."""
+    return na_text(str(entry.get("reason", "")), entry.get("kind"))
+
+
 def _partial(manifest: dict[str, Any]) -> list[str]:
     out = []
     for file, entry in sorted(manifest["tasks"].items()):
         if entry.get("applicable") is False:
-            out.append(f"- **{file}**: not applicable, no configuration: {entry.get('reason')}")
+            out.append(f"- **{file}**: not applicable, no configuration: {_na(entry)}")
         elif entry.get("partial"):
             why = "; ".join(entry.get("shortfalls") or []) or "filled only partly"
             out.append(f"- **{file}**: {why}")

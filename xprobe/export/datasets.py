@@ -36,6 +36,7 @@ from xprobe.export.card import dataset_card
 from xprobe.export.target import export_folder
 from xprobe.extract.leftovers import find_leftovers
 from xprobe.files import read_lines, sha256_file
+from xprobe.languages import na_text
 from xprobe.probe.hf_layout import EXPORT_STAMP, HF_SPLITS
 
 __all__ = ["export_datasets", "not_applicable", "read_extraction"]
@@ -174,7 +175,8 @@ def export_datasets(
         for file, entry in sorted(manifest["tasks"].items()):
             if not_applicable(entry):
                 sizes[file] = dict.fromkeys(HF_SPLITS.values(), 0)
-                log.info("%s: n/a (%s): no configuration", file, entry.get("reason", ""))
+                why = na_text(str(entry.get("reason", "")), entry.get("kind"))
+                log.info("%s: n/a (%s): no configuration", file, why)
                 continue
             sizes[file] = _write_task(d, tmp, file, entry)
             log.info("%s: %s", file, ", ".join(f"{k} {v}" for k, v in sizes[file].items()))

@@ -37,7 +37,13 @@ from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.export.target import export_folder
 from xprobe.languages import load_profile
-from xprobe.probe.records import FIELDS, OPTIONAL_FIELDS, read_records
+from xprobe.probe.records import (
+    FIELDS,
+    NA_OPTIONAL_FIELDS,
+    OPTIONAL_FIELDS,
+    is_not_applicable,
+    read_records,
+)
 from xprobe.report.group import group_experiments
 from xprobe.report.stats import Stats
 
@@ -72,7 +78,7 @@ def _read(paths: list[Path]) -> list[dict[str, Any]]:
 
 
 def _columns(records: list[dict[str, Any]]) -> list[str]:
-    known = [*FIELDS, *OPTIONAL_FIELDS]
+    known = [*FIELDS, *OPTIONAL_FIELDS, "not_applicable", *NA_OPTIONAL_FIELDS]
     extra = sorted({k for r in records for k in r} - set(known))
     present = {k for r in records for k in r}
     return [k for k in known if k in present or k in FIELDS] + extra + list(INTERVAL_COLUMNS)
@@ -83,15 +89,20 @@ def _cell(value: Any) -> Any:
 
 
 def tidy_rows(records: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
-    """Columns and rows of the tidy table (records in input order, intervals added)."""
+    """Columns and rows of the tidy table (records in input order, intervals added; a task that
+    does not apply keeps its row, with its reason and kind and no value or interval)."""
     from xprobe.report.group import Experiment
 
     stats = Stats()
-    exps = group_experiments(records)  # kept alive: Stats caches by object id
+    # kept alive: Stats caches by object id
+    exps = group_experiments([r for r in records if not is_not_applicable(r)])
     exp_of = {id(r): exp for exp in exps for r in exp.records}
     cols = _columns(records)
     rows = []
     for r in records:
+        if is_not_applicable(r):
+            rows.append({c: _cell(r.get(c)) for c in cols if c not in INTERVAL_COLUMNS})
+            continue
         # the record's own interval (a fresh Stats: a short-lived object's id may be reused)
         own = Experiment(dict(exp_of[id(r)].fields) if id(r) in exp_of else {}, [r])
         lo, hi, how = Stats().interval(own)
@@ -165,9 +176,10 @@ def _score(exp, stats: Stats, subset: str) -> dict[str, Any]:
 
 
 def mteb_files(records: list[dict[str, Any]]) -> dict[Path, dict[str, Any]]:
-    """Relative path -> JSON content of every mteb file (task results and model metas)."""
+    """Relative path -> JSON content of every mteb file (task results and model metas); the
+    tasks that do not apply have no score, so no mteb file (the tidy table lists them)."""
     stats = Stats()
-    exps = group_experiments(records)
+    exps = group_experiments([r for r in records if not is_not_applicable(r)])
     datasets = {e.get("dataset") for e in exps}
     files: dict[Path, dict[str, Any]] = {}
     placed: dict[tuple, Any] = {}

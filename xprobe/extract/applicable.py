@@ -7,14 +7,20 @@ condition of its rule that no sentence meets, :func:`xprobe.tasks.explain.explai
 sentence passes the length window), one whose candidates all carry one label, and, with
 ``--allow-partial``, one shrunk so far that a split asked for holds fewer lines than classes.
 Such a task gets no file; its manifest entry
-says ``"applicable": false`` with the ``reason`` and who decided (``"profile"`` or
+says ``"applicable": false`` with the ``reason``, its ``kind`` and who decided (``"profile"`` or
 ``"extract"``), and ``extract --check``, the probe and the report carry it on. Never an empty
 file, a chance-level number or a silently missing column.
 
+The kind (:data:`xprobe.languages.NA_KINDS`) says what the reason is about: ``language`` (a
+person declared it in a reviewed profile), ``annotation`` (the corpus never has what the rule
+reads: a feature's values, a relation; extract's explanation stops at that first condition,
+:func:`xprobe.tasks.explain.explain_with_kinds`) or ``corpus`` (too few candidates: none in the
+window, one label only, shrunk too far). A profile's declaration carries its own kind.
+
 Example manifest entry::
 
-    "past_present": {"task": "Tense", "applicable": false, "decided_by": "profile",
-                     "reason": "no morphological tense in UD Chinese-GSD"}
+    "past_present": {"task": "Tense", "applicable": false, "kind": "language",
+                     "decided_by": "profile", "reason": "no morphological tense in UD Chinese-GSD"}
 """
 
 from __future__ import annotations
@@ -27,16 +33,20 @@ from typing import Any
 from xprobe.errors import XProbeError
 from xprobe.extract.plan import FLEX
 from xprobe.extract.select import TaskResult
-from xprobe.languages import LanguageProfile
+from xprobe.languages import NA_KINDS, LanguageProfile
 from xprobe.tasks import TASKS, TaskSpec
-from xprobe.tasks.explain import explain_all, single_label
+from xprobe.tasks.explain import explain_with_kinds, single_label
 from xprobe.ud import Sentence
 
 __all__ = [
+    "ANNOTATION",
     "CORPUS",
+    "LANGUAGE",
     "below_min_test",
     "declared",
+    "declared_kinds",
     "detect",
+    "detect_kinds",
     "na_entry",
     "raise_undeclared",
     "too_small",
@@ -44,7 +54,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-CORPUS = "corpus"  # the kind of a task the corpus is too small for (too_small, below_min_test)
+LANGUAGE, ANNOTATION, CORPUS = NA_KINDS
 
 
 def declared(profile: LanguageProfile, specs: Sequence[TaskSpec]) -> dict[str, str]:
@@ -61,6 +71,11 @@ def declared(profile: LanguageProfile, specs: Sequence[TaskSpec]) -> dict[str, s
     return {f: r for f, r in profile.not_applicable.items() if f in chosen}
 
 
+def declared_kinds(profile: LanguageProfile) -> dict[str, str]:
+    """``{file: kind}`` of the profile's declarations (``language`` where the table gives none)."""
+    return {f: profile.na_kinds.get(f, LANGUAGE) for f in profile.not_applicable}
+
+
 def _labels_pooled(res: TaskResult) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for (_, label, _), pool in res.run.pools.items():
@@ -75,19 +90,35 @@ def detect(
     kept: int,
     allow_partial: bool,
 ) -> dict[str, str]:
-    """``{file: reason}`` for the tasks that found nothing they could write.
+    """``{file: reason}`` for the tasks that found nothing they could write
+    (:func:`detect_kinds` without the kinds)."""
+    found = detect_kinds(results, sentences, window, kept, allow_partial)
+    return {f: reason for f, (reason, _) in found.items()}
+
+
+def detect_kinds(
+    results: list[TaskResult],
+    sentences: Iterator[Sentence] | None,
+    window: tuple[int, int],
+    kept: int,
+    allow_partial: bool,
+) -> dict[str, tuple[str, str]]:
+    """``{file: (reason, kind)}`` for the tasks that found nothing they could write.
 
     ``sentences``: the sentences of the window (read only when some task has no candidate);
-    ``kept``: how many there are."""
+    ``kept``: how many there are. No candidate because the corpus never has what the rule
+    reads is of kind ``annotation``; any other (no sentence in the window, one label only,
+    shrunk too far) of kind ``corpus``."""
     where = f"the {kept} sentences of {window[0]}..{window[1]} tokens"
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, str]] = {}
     empty = [r for r in results if r.run.eligible == 0]
     if empty and kept == 0:
         for r in empty:
-            out[r.run.spec.file] = f"no sentence of the corpus has {window[0]}..{window[1]} tokens"
+            why = f"no sentence of the corpus has {window[0]}..{window[1]} tokens"
+            out[r.run.spec.file] = (why, CORPUS)
     elif empty and sentences is not None:
-        reasons = explain_all([(r.run.spec, r.run.ctx) for r in empty], sentences, where)
-        out.update({r.run.spec.file: why for r, why in zip(empty, reasons, strict=True)})
+        found = explain_with_kinds([(r.run.spec, r.run.ctx) for r in empty], sentences, where)
+        out.update({r.run.spec.file: why for r, why in zip(empty, found, strict=True)})
     for r in results:
         f = r.run.spec.file
         if f in out:
@@ -98,12 +129,12 @@ def detect(
                 params = r.run.ctx.params
                 if hasattr(params, "min_freq"):  # the window may be what kept one label out
                     reason += f" (forms counted {params.min_freq}..{params.max_freq} times only)"
-                out[f] = reason
+                out[f] = (reason, CORPUS)
                 continue
     if allow_partial:
-        out.update(too_small(results, out))
-    for f, reason in out.items():
-        log.warning("%s: not applicable to this corpus: %s", f, reason)
+        out.update({f: (why, CORPUS) for f, why in too_small(results, out).items()})
+    for f, (reason, kind) in out.items():
+        log.warning("%s: not applicable to this corpus (%s): %s", f, kind, reason)
     return out
 
 
@@ -176,13 +207,23 @@ def _balanced_lines(res: TaskResult, ratio: Sequence[int]) -> str:
 
 
 def na_entry(
-    spec: TaskSpec, reason: str, decided_by: str, params: dict[str, Any] | None = None
+    spec: TaskSpec,
+    reason: str,
+    decided_by: str,
+    params: dict[str, Any] | None = None,
+    kind: str | None = None,
 ) -> dict[str, Any]:
     """The manifest entry of a task that does not apply (``params``: those it ran with, when
-    extract found it empty)."""
+    extract found it empty). ``kind``: :data:`xprobe.languages.NA_KINDS`; None takes
+    ``language`` for a profile's declaration and ``corpus`` for what extract found."""
+    if kind is None:
+        kind = LANGUAGE if decided_by == "profile" else CORPUS
+    if kind not in NA_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(NA_KINDS)}, got {kind!r}")
     entry: dict[str, Any] = {
         "task": spec.name,
         "applicable": False,
+        "kind": kind,
         "reason": reason,
         "decided_by": decided_by,
         "file": None,
@@ -201,7 +242,9 @@ def raise_undeclared(found: dict[str, str], profile: LanguageProfile, allow_part
     lines = " | ".join(f"{f}: {r}" for f, r in sorted(found.items()))
     first = sorted(found)[0]
     raise XProbeError(
-        f"task(s) with nothing to write for {profile.path or profile.code}: {lines}. If the "
-        f"language cannot have it, declare it in the profile ([tasks.{first}] applicable = "
-        'false, reason = "...") or use --allow-partial to record it as n/a'
+        f"task(s) with nothing to write for {profile.path or profile.code}: {lines}. Declare "
+        f'it in the profile ([tasks.{first}] applicable = false, reason = "...", kind = '
+        '"annotation" when the treebank does not annotate what the rule reads, "corpus" when '
+        'the corpus is too small, "language" when the language has no such category) or use '
+        "--allow-partial to record it as n/a"
     )

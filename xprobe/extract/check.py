@@ -6,8 +6,9 @@ counts, any remainder on the first labels), per-stratum balance where the manife
 strata, no sentence repeated within the task or (when the manifest says exclusive) shared with
 another task, lexical keys in one split only, and that counts and SHA-256 agree with the manifest.
 A provenance file, when present, must be aligned with the task file. A task the manifest marks
-not applicable (``"applicable": false``) must give a reason and have no file; it is listed among
-"n/a (reason)" by :func:`not_applicable`. A split asked for but empty,
+not applicable (``"applicable": false``) must give a reason, a known ``kind`` when it gives one
+(:data:`xprobe.languages.NA_KINDS`) and have no file; it is listed among "n/a (kind: reason)" by
+:func:`not_applicable_kinds`. A split asked for but empty,
 or holding one class only, is a problem; so are leftovers of a killed run (temporary ``.tmp``
 files, a stdin spool: :mod:`xprobe.extract.leftovers`). A split below a useful size is a warning.
 
@@ -28,8 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from xprobe.extract.leftovers import find_leftovers, owner_alive
+from xprobe.languages import NA_KINDS
 
-__all__ = ["MIN_USEFUL", "check_probing_dir", "not_applicable", "small_test_splits"]
+__all__ = [
+    "MIN_USEFUL",
+    "check_probing_dir",
+    "not_applicable",
+    "not_applicable_kinds",
+    "small_test_splits",
+]
 
 SPLITS = ("tr", "va", "te")
 MIN_USEFUL = 100  # lines a split needs to be worth probing on (see _usefulness)
@@ -71,23 +79,33 @@ def check_probing_dir(
 def not_applicable(directory: str | os.PathLike[str]) -> dict[str, str]:
     """``{task file: reason}`` for the tasks the manifest marks not applicable (none when the
     manifest is missing or unreadable: :func:`check_probing_dir` reports that)."""
+    return {f: reason for f, (reason, _) in not_applicable_kinds(directory).items()}
+
+
+def not_applicable_kinds(directory: str | os.PathLike[str]) -> dict[str, tuple[str, str]]:
+    """``{task file: (reason, kind)}`` for the tasks the manifest marks not applicable; kind
+    ``""`` where the manifest gives none (written before kinds)."""
     try:
         manifest = json.loads((Path(directory) / "manifest.json").read_text(encoding="utf-8"))
         tasks = manifest.get("tasks", {})
     except (OSError, ValueError, AttributeError):
         return {}
     return {
-        f: str(e.get("reason") or "no reason given")
+        f: (str(e.get("reason") or "no reason given"), str(e.get("kind") or ""))
         for f, e in sorted(tasks.items())
         if isinstance(e, dict) and e.get("applicable", True) is False
     }
 
 
 def _check_not_applicable(d: Path, file: str, entry: dict[str, Any], problems: list[str]) -> None:
-    """A task that does not apply: a reason, and no file left behind."""
+    """A task that does not apply: a reason, a known kind (if any), and no file left behind."""
     reason = entry.get("reason")
     if not isinstance(reason, str) or not reason.strip():
         problems.append(f"{d / 'manifest.json'}: {file} is not applicable but gives no reason")
+    kind = entry.get("kind")
+    if kind is not None and kind not in NA_KINDS:
+        problems.append(f"{d / 'manifest.json'}: {file}: kind must be one of "
+                        f"{', '.join(NA_KINDS)}, got {kind!r}")  # fmt: skip
     for name in (f"{file}.txt", f"{file}.provenance.tsv"):
         if (d / name).exists():
             problems.append(f"{d / name}: present, but the manifest says {file} does not apply")

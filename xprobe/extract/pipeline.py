@@ -213,6 +213,7 @@ class Extraction:
     manifest: dict[str, Any]
     found: dict[str, str] = field(default_factory=dict)
     notes: dict[int, Any] = field(default_factory=dict)  # exclusivity notes (starved.py)
+    kinds: dict[str, str] = field(default_factory=dict)  # kind of each ``found`` (NA_KINDS)
 
     @property
     def lang(self) -> str:
@@ -238,9 +239,8 @@ class Extraction:
         raise_unfilled(results, c.allow_partial, c.exclusive)
         for r in self.results:
             if r.run.spec.file in na:
-                manifest["tasks"][r.run.spec.file] = _found_entry(r, na, manifest)
-                if r.run.spec.file in corpus:
-                    manifest["tasks"][r.run.spec.file]["kind"] = applicable.CORPUS
+                kind = self.kinds.get(r.run.spec.file, applicable.CORPUS)
+                manifest["tasks"][r.run.spec.file] = _found_entry(r, na, manifest, kind)
         for f in na:
             manifest.get("treebank", {}).get("task_sizes", {}).pop(f, None)
         manifest["task_order"] = [f for f in manifest["task_order"] if f not in na]
@@ -283,11 +283,13 @@ class Extraction:
         return small
 
 
-def _found_entry(res: TaskResult, na: dict[str, str], manifest: dict[str, Any]) -> dict[str, Any]:
+def _found_entry(
+    res: TaskResult, na: dict[str, str], manifest: dict[str, Any], kind: str
+) -> dict[str, Any]:
     """The n/a entry of a task extract ran and found not to apply (its params and windows kept)."""
     f = res.run.spec.file
     ran = manifest["tasks"][f]
-    entry = applicable.na_entry(res.run.spec, na[f], "extract", ran.get("params"))
+    entry = applicable.na_entry(res.run.spec, na[f], "extract", ran.get("params"), kind=kind)
     if "windows" in ran:
         entry["windows"] = ran["windows"]
     return entry
@@ -329,7 +331,7 @@ def run_extraction(config: ExtractConfig) -> Extraction:
         apply_bins(params, length, profile.tasks, config.params)
         run_specs = [s for s in specs if s.file not in na]
         win = tbmode.window(length, config.max_tokens, paths) if config.treebank else None
-        results, found, windows, notes, parts = _run_passes(
+        results, found_kinds, windows, notes, parts = _run_passes(
             config, profile, run_specs, params, length, paths, win
         )
     manifest = build_manifest(config, profile, results, params, *parts)
@@ -342,11 +344,14 @@ def run_extraction(config: ExtractConfig) -> Extraction:
     for file, how in windows.items():
         manifest["tasks"][file]["windows"] = how
     by_file = {s.file: s for s in specs}
+    kinds = applicable.declared_kinds(profile)
     for f, reason in sorted(na.items()):
-        log.info("%s: n/a, the profile says: %s", f, reason)
-        manifest["tasks"][f] = applicable.na_entry(by_file[f], reason, "profile")
+        log.info("%s: n/a (%s), the profile says: %s", f, kinds[f], reason)
+        manifest["tasks"][f] = applicable.na_entry(by_file[f], reason, "profile", kind=kinds[f])
     annotate(manifest, results, notes)
-    return Extraction(config, profile, results, manifest, found, notes)
+    found = {f: reason for f, (reason, _) in found_kinds.items()}
+    found_kind = {f: kind for f, (_, kind) in found_kinds.items()}
+    return Extraction(config, profile, results, manifest, found, notes, found_kind)
 
 
 def _run_passes(
@@ -359,17 +364,17 @@ def _run_passes(
     win: tbmode.TreebankWindow | None = None,
 ) -> tuple[
     list[TaskResult],
-    dict[str, str],
+    dict[str, tuple[str, str]],
     dict[str, dict[str, Any]],
     dict[int, Any],
     tuple[ReadStats, CorpusStats, dict[str, int], list[dict]],
 ]:
     """Both passes and the resolution; returns the results, the tasks found with nothing to
-    write (``{file: reason}``, :func:`xprobe.extract.applicable.detect`), the frequency windows
-    used (``params`` resolved in place), the exclusivity notes of short tasks
+    write (``{file: (reason, kind)}``, :func:`xprobe.extract.applicable.detect_kinds`), the
+    frequency windows used (``params`` resolved in place), the exclusivity notes of short tasks
     (:mod:`xprobe.extract.starved`) and (reader stats, corpus stats, pass counts, inputs).
     ``win``: treebank mode's windows (every task but the length-binned ones up to the longest
-    sentence); the results are then settled (:func:`xprobe.extract.tbmode.settle`)."""
+    sentence); the results are then settled (:func:`xprobe.extract.treebank.settle`)."""
     names = ["<stdin>" if p == "-" else p for p in config.inputs]
     hi = win.longest if win is not None else length.max_tokens
     binned_max = win.binned if win is not None else None
@@ -394,7 +399,9 @@ def _run_passes(
             tbmode.settle(results, config.ratio, config.min_test)
         sentences = (s for _, _, s in cache.sentences(names))
         window = (length.min_tokens, hi)
-        found = applicable.detect(results, sentences, window, cache.count, allow_partial=False)
+        found = applicable.detect_kinds(
+            results, sentences, window, cache.count, allow_partial=False
+        )
     inputs = [
         {"path": given, "sha256": sha256_file(p)}
         for given, p in zip(config.inputs, paths, strict=True)

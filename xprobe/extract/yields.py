@@ -22,6 +22,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from xprobe.languages import na_text
+
 __all__ = ["amount", "projection_line", "task_yield", "yield_lines"]
 
 
@@ -77,5 +79,6 @@ def yield_lines(manifest: dict[str, Any], na: bool = True) -> list[str]:
         lines.append(projection_line(e.get("task", file), asked, written, e["yield"]))
     for file, e in sorted(tasks.items()) if na else ():
         if isinstance(e, dict) and e.get("applicable") is False:
-            lines.append(f"{e.get('task', file)}: n/a ({e.get('reason', 'no reason given')})")
+            why = na_text(str(e.get("reason", "no reason given")), e.get("kind"))
+            lines.append(f"{e.get('task', file)}: n/a ({why})")
     return lines

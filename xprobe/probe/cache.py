@@ -17,8 +17,8 @@ and encoded again. An entry without its checksum (killed between the two writes,
 an older xprobe) is encoded again too. Both files are written atomically (temp file + rename).
 
 ``dtype="float16"`` halves the disk use; arrays are returned as float32 either way. Whether it
-changes reported figures is measured in BENCHMARKS.md ("Embedding cache in float16"); the default
-stays float32.
+changes reported figures is measured in docs/benchmarks/transformers.md ("Embedding cache in
+float16"); the default stays float32.
 
 The cache folder is ``--cache-dir``, else ``embeddings/`` in the download cache
 (:func:`xprobe.download.cache_dir`).

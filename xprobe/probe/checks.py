@@ -61,12 +61,13 @@ _SPLIT_NAMES = {"tr": "training", "va": "validation", "te": "test"}
 def check_sets(
     data_dir: str | os.PathLike[str],
     sets: list[ProbingSet],
-    unscorable: dict[str, tuple[str, str]] | None = None,
+    unscorable: dict[str, tuple[str, str, str]] | None = None,
 ) -> list[ProbingSet]:
     """The sets to score: the folder checked (:func:`check_folder`), validation and test
     sentences seen in training removed (:mod:`xprobe.probe.overlap`), each set's labels checked
     (:func:`check_labels`). A task left without any is dropped; ``unscorable`` (when given)
-    receives ``{file: (task, reason)}`` for each, so that it is recorded as n/a, not lost."""
+    receives ``{file: (task, reason, "corpus")}`` for each, so that it is recorded as n/a (of
+    kind ``corpus``: the data leaves nothing to score), not lost."""
     from xprobe.probe.overlap import remove_train_overlap, train_overlap_reason
 
     check_folder(data_dir, sets)
@@ -76,7 +77,7 @@ def check_sets(
         if left is not None:
             kept.append(left)
         elif unscorable is not None:
-            unscorable[ps.file] = (ps.task, train_overlap_reason(ps))
+            unscorable[ps.file] = (ps.task, train_overlap_reason(ps), "corpus")
     if not kept:
         raise XProbeError(f"{data_dir}: no task left to score (see the warnings above)")
     for ps in kept:

@@ -29,6 +29,7 @@ import numpy as np
 
 from xprobe import __version__
 from xprobe.errors import XProbeError
+from xprobe.languages import na_text
 from xprobe.probe.baselines import BASELINES, run_baseline
 from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.checks import check_finite, check_npy, check_one_class, check_sets
@@ -127,7 +128,7 @@ def run_probe(
     loaded = [] if wanted == [] else load_probing_dir(data_dir, opts.layout, wanted, opts.language)
     sets = [ensure_train(ps) for ps in loaded]
     # checked and rid of va/te sentences seen in training first, then capped
-    unscorable: dict[str, tuple[str, str]] = {}  # every te/va sentence seen in training
+    unscorable: dict[str, tuple[str, str, str]] = {}  # every te/va sentence seen in training
     sets = (
         [cap_eval(ps, opts.max_dev, opts.max_test) for ps in check_sets(data_dir, sets, unscorable)]
         if sets
@@ -178,7 +179,8 @@ def _na_records(na: dict, ctx: Any, opts: ProbeOptions, data_dir: Any, out: Any)
               "language": opts.language or dir_language(data_dir)}  # fmt: skip
     recs = na_records(na, opts.classifiers, BASELINES, fields, ctx.encoder_id)
     if append_records(out, recs, replace=opts.force):
-        log.info("n/a: %s", "; ".join(f"{n} ({r})" for n, r in na.values()))
+        shown = (f"{v[0]} ({na_text(v[1], v[2] if len(v) > 2 else '')})" for v in na.values())
+        log.info("n/a: %s", "; ".join(shown))
     return recs
 
 

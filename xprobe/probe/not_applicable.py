@@ -2,14 +2,17 @@
 
 ``extract`` marks a task not applicable in ``manifest.json`` (the profile declares it, or the
 corpus holds nothing for it) and writes no file for it. The probe then writes, per classifier,
-one test-split record with ``not_applicable`` (the reason) and no ``value``
-(:data:`xprobe.probe.records.NA_FIELDS`), so the report shows the cell as "n/a (reason)" rather
-than leaving the column out or printing a chance-level accuracy.
+one test-split record with ``not_applicable`` (the reason), its ``kind`` (who decided and why:
+``language``, ``annotation`` or ``corpus``, :data:`xprobe.languages.NA_KINDS`; left out when
+the manifest predates kinds) and no ``value`` (:data:`xprobe.probe.records.NA_FIELDS`), so the
+report shows the cell as "n/a (kind: reason)" rather than leaving the column out or printing a
+chance-level accuracy.
 
 Example::
 
     {"encoder": "bov", "task": "Tense", "language": "zh", "classifier": "mlp", "split": "test",
-     "not_applicable": "no morphological tense: UD Chinese-GSD has no Tense feature", ...}
+     "not_applicable": "no morphological tense: UD Chinese-GSD has no Tense feature",
+     "kind": "language", ...}
 """
 
 from __future__ import annotations
@@ -29,27 +32,28 @@ def _asked(file: str, name: str, tasks: Sequence[str] | None) -> bool:
 
 def split_na(
     data_dir: Any, tasks: Sequence[str] | None
-) -> tuple[dict[str, tuple[str, str]], list[str] | None]:
-    """The n/a tasks asked for (``{file: (name, reason)}``) and the task list left to load
+) -> tuple[dict[str, tuple[str, str, str]], list[str] | None]:
+    """The n/a tasks asked for (``{file: (name, reason, kind)}``) and the task list left to load
     (None: all; an empty list: none)."""
     na = {f: v for f, v in not_applicable_tasks(data_dir).items() if _asked(f, v[0], tasks)}
     if not tasks:
         return na, None
-    names = {x.lower() for f, (n, _) in na.items() for x in (f, n)}
+    names = {x.lower() for f, v in na.items() for x in (f, v[0])}
     return na, [t for t in tasks if t.lower() not in names]
 
 
 def na_records(
-    na: dict[str, tuple[str, str]],
+    na: dict[str, tuple[str, ...]],
     classifiers: Sequence[str],
     baselines: Sequence[str],
     fields: dict[str, Any],
     encoder_id: Callable[[], str],
 ) -> list[dict[str, Any]]:
-    """One test record per (n/a task, classifier). ``fields``: encoder (name), dataset,
-    language, grid, max_train."""
+    """One test record per (n/a task, classifier). ``na``: ``{file: (name, reason[, kind])}``;
+    ``fields``: encoder (name), dataset, language, grid, max_train."""
     out = []
-    for _, (name, reason) in sorted(na.items()):
+    for _, (name, reason, *rest) in sorted(na.items()):
+        kind = {"kind": rest[0]} if rest and rest[0] else {}
         for clf in classifiers:
             base = clf in baselines
             out.append({
@@ -59,6 +63,6 @@ def na_records(
                 "classifier": clf, "seed": 0, "split": "test", "metric": "accuracy",
                 "dataset_hash": "n/a", "grid": fields["grid"] if not base else "none",
                 "max_train": fields["max_train"], "version": __version__,
-                "not_applicable": reason,
+                "not_applicable": reason, **kind,
             })  # fmt: skip
     return out

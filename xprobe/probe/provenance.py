@@ -7,7 +7,7 @@
 * :func:`partial_tasks`: the task files that ``extract`` could fill only partly
   (``manifest.json``: ``tasks.<file>.partial``);
 * :func:`not_applicable_tasks`: the tasks that do not apply to the language, with the reason
-  (``manifest.json``: ``tasks.<file>.applicable`` false).
+  and its kind (``manifest.json``: ``tasks.<file>.applicable`` false).
 
 Example::
 
@@ -53,8 +53,9 @@ def partial_tasks(data_dir: str | os.PathLike[str]) -> set[str]:
             if isinstance(entry, dict) and entry.get("partial")}  # fmt: skip
 
 
-def not_applicable_tasks(data_dir: str | os.PathLike[str]) -> dict[str, tuple[str, str]]:
-    """``{file stem: (task name, reason)}`` for the tasks the manifest marks not applicable."""
+def not_applicable_tasks(data_dir: str | os.PathLike[str]) -> dict[str, tuple[str, str, str]]:
+    """``{file stem: (task name, reason, kind)}`` for the tasks the manifest marks not
+    applicable (kind ``""`` where the manifest gives none: written before kinds)."""
     p = Path(data_dir) / "manifest.json"
     if not p.is_file():
         return {}
@@ -63,7 +64,11 @@ def not_applicable_tasks(data_dir: str | os.PathLike[str]) -> dict[str, tuple[st
     except (json.JSONDecodeError, AttributeError):
         return {}
     return {
-        f: (str(e.get("task") or f), str(e.get("reason") or "no reason given"))
+        f: (
+            str(e.get("task") or f),
+            str(e.get("reason") or "no reason given"),
+            str(e.get("kind") or ""),
+        )
         for f, e in sorted(tasks.items())
         if isinstance(e, dict) and e.get("applicable", True) is False
     }

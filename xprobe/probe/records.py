@@ -35,11 +35,13 @@ from typing import Any
 
 from xprobe.errors import InputError
 from xprobe.files import atomic_write, read_lines
+from xprobe.languages import NA_KINDS
 
 __all__ = [
     "FIELDS",
     "KEY_FIELDS",
     "NA_FIELDS",
+    "NA_OPTIONAL_FIELDS",
     "OPTIONAL_FIELDS",
     "PER_RUN_FIELDS",
     "append_records",
@@ -135,6 +137,8 @@ NA_FIELDS: dict[str, type | tuple[type, ...]] = {
     **{k: FIELDS[k] for k in _NA_KEPT},
     "not_applicable": str,
 }
+# kind: who decided and why (xprobe.languages.NA_KINDS); records written before kinds have none
+NA_OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {"kind": str}
 
 
 def is_not_applicable(rec: dict[str, Any]) -> bool:
@@ -145,12 +149,14 @@ def is_not_applicable(rec: dict[str, Any]) -> bool:
 def _validate_na(rec: dict[str, Any]) -> list[str]:
     problems = [f"missing field {k!r}" for k in NA_FIELDS if k not in rec]
     problems += [f"unknown field {k!r} in a not_applicable record" for k in rec
-                 if k not in NA_FIELDS]  # fmt: skip
-    for k, typ in NA_FIELDS.items():
+                 if k not in NA_FIELDS and k not in NA_OPTIONAL_FIELDS]  # fmt: skip
+    for k, typ in {**NA_FIELDS, **NA_OPTIONAL_FIELDS}.items():
         if k in rec and not isinstance(rec[k], typ):
             problems.append(f"{k} must be {_typename(typ)}, not {type(rec[k]).__name__}")
     if not problems and not rec["not_applicable"].strip():
         problems.append("not_applicable must give the reason")
+    if not problems and "kind" in rec and rec["kind"] not in NA_KINDS:
+        problems.append(f"kind must be one of {', '.join(NA_KINDS)}, not {rec['kind']!r}")
     return problems
 
 

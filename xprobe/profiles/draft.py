@@ -7,10 +7,15 @@ characters and sentence-final punctuation, the token-length distribution (``leng
 when it is far from English's), the corpus size the frequency windows are scaled to (per
 million tokens), and, per task, whether it can apply: every task's own rule is run on the
 treebank with the drafted profile, and a task with no candidate, or with one label only, is
-declared ``applicable = false`` with the reason found (:mod:`xprobe.tasks.explain`). The report
-ends with the ``xprobe extract --treebank`` command that extracts the treebank (every task sized
-from what it fills; :mod:`xprobe.extract.treebank`). A person reviews the draft before shipping
-it.
+declared ``applicable = false`` with the reason found (:mod:`xprobe.tasks.explain`) and its
+``kind``: ``annotation`` when the treebank never has what the rule reads (a feature or its
+values, a relation; the reason then names a likely carrier and the rule that could read it where
+:mod:`xprobe.profiles.carriers` finds one), ``corpus`` when the candidates are too few or of one
+label. A draft never writes ``language``: only the person who reviews it can say that the
+language has no such category.
+The report ends with the ``xprobe extract --treebank`` command that extracts the treebank
+(every task sized from what it fills; :mod:`xprobe.extract.treebank`). A person reviews the
+draft before shipping it.
 
 Example::
 
@@ -28,8 +33,9 @@ from itertools import pairwise
 
 from xprobe.errors import XProbeError
 from xprobe.languages import LanguageProfile, profile_from_dict
+from xprobe.profiles.carriers import tense_carriers
 from xprobe.tasks import TASKS, Context, CorpusStats, resolve_params
-from xprobe.tasks.explain import explain_none, single_label
+from xprobe.tasks.explain import explain_with_kinds, single_label
 from xprobe.tasks.sentence_length import ENGLISH_SHARES, derive_edges
 from xprobe.ud import Sentence, read_conllu
 
@@ -87,8 +93,10 @@ def _missing(paths: Sequence[str], c: _Counts, allow_no_feats: bool) -> None:
         raise XProbeError(f"{where}: no DEPREL column values (all '_'): a draft needs a parse")
     if not any(w.feats != "_" for s in c.sentences for w in s.words) and not allow_no_feats:
         raise XProbeError(
-            f"{where}: no FEATS column values (all '_'): Tense and Number cannot be read; if "
-            "the language marks none (UD Japanese-GSD), pass --allow-no-feats"
+            f"{where}: no FEATS column values (all '_'): the treebank does not annotate "
+            "morphological features, so Tense and Number cannot be read from them; to draft it "
+            "anyway (UD Japanese-GSD, Vietnamese-VTB), pass --allow-no-feats: those tasks are "
+            'then drafted n/a of kind "annotation"'
         )
 
 
@@ -123,11 +131,47 @@ def _base(code: str, name: str, c: _Counts) -> dict:
     return data
 
 
-def _applicability(profile: LanguageProfile, c: _Counts) -> dict[str, tuple[int, str | None]]:
-    """Per task file: (candidates, reason or None), among the sentences extract --treebank
-    offers it: from 5 tokens (or the derived lower bound) on, up to 28 (or the derived upper
-    bound) only for the tasks with length bins, none with a space inside a token."""
-    out: dict[str, tuple[int, str | None]] = {}
+# What a task's labels read, for saying that a missing label is a gap of the annotation:
+# {task file: (feature, {label: profile field of its values})}
+_LABEL_VALUES = {
+    "past_present": ("Tense", {"PAST": "tense_past", "PRES": "tense_pres"}),
+    "subj_number": ("Number", {"NN": "number_sing", "NNS": "number_plur"}),
+    "obj_number": ("Number", {"NN": "number_sing", "NNS": "number_plur"}),
+}
+
+
+def _one_label_kind(
+    file: str, profile: LanguageProfile, labels: Counter[str], c: _Counts
+) -> tuple[str, str]:
+    """Kind (and what to add to the reason) of a task whose candidates carry one label only:
+    ``annotation`` when the missing label's values never occur in the feature's column."""
+    if file not in _LABEL_VALUES:
+        return "corpus", ""
+    feature, fields = _LABEL_VALUES[file]
+    used = _values(c.feats[feature]) if feature in c.feats else Counter()
+    missing = [v for lab, f in fields.items() if not labels[lab] for v in getattr(profile, f)]
+    if missing and not any(used[v] for v in missing):
+        return "annotation", f" (FEATS {feature} never has {', '.join(missing)})"
+    return "corpus", ""
+
+
+def _with_carriers(file: str, reason: str, kind: str, c: _Counts, p: LanguageProfile) -> str:
+    """The reason of an ``annotation`` n/a with the likely carriers found, each naming the rule
+    that could read it (:mod:`xprobe.profiles.carriers`)."""
+    if kind != "annotation" or file != "past_present":
+        return reason
+    found = tense_carriers(c.sentences, p.tense_pres)
+    return "; ".join([reason, *found])
+
+
+def _applicability(
+    profile: LanguageProfile, c: _Counts
+) -> dict[str, tuple[int, str | None, str | None]]:
+    """Per task file: (candidates, reason or None, kind or None), among the sentences extract
+    --treebank offers it: from 5 tokens (or the derived lower bound) on, up to 28 (or the
+    derived upper bound) only for the tasks with length bins, none with a space inside a
+    token."""
+    out: dict[str, tuple[int, str | None, str | None]] = {}
     lo, hi = (5, 28)
     if profile.length == "auto":  # as extract will derive them (xprobe.extract.length)
         edges = derive_edges(c.lengths, ENGLISH_SHARES)
@@ -162,14 +206,18 @@ def _applicability(profile: LanguageProfile, c: _Counts) -> dict[str, tuple[int,
             if cand is not None:
                 labels[cand.variants[0].label if len(cand.variants) == 1 else "*"] += 1
         n = sum(labels.values())
-        reason = None
+        reason, kind = None, None
         if n == 0:
-            reason = explain_none(
-                spec, ctx, kept, f"the {len(kept)} sentences of {lo}..{top} tokens"
-            )
+            where = f"the {len(kept)} sentences of {lo}..{top} tokens"
+            reason, kind = explain_with_kinds([(spec, ctx)], kept, where)[0]
         elif "*" not in labels:
             reason = single_label(spec, {lab: labels[lab] for lab in spec.labels_of(ctx)})
-        out[spec.file] = (n, reason)
+            if reason is not None:
+                kind, more = _one_label_kind(spec.file, profile, labels, c)
+                reason += more
+        if reason is not None and kind is not None:
+            reason = _with_carriers(spec.file, reason, kind, c, profile)
+        out[spec.file] = (n, reason, kind)
     return out
 
 
@@ -189,6 +237,9 @@ def _comments(paths: Sequence[str], c: _Counts) -> list[str]:
         f"# {n} sentences, {t} tokens. Review every value before shipping the profile; for the",
         "# corpus stage add udpipe_model, moses_lang, wikipedia, fasttext (xprobe/languages.py).",
         "# A single ' is never taken for a quote (it is also an apostrophe): add it if it is one.",
+        '# n/a tasks: kind "annotation" (the treebank does not annotate what the rule reads; a',
+        '# rule named in the reason may read it) or "corpus" (too few candidates); only a person',
+        '# who knows the language has no such category may change it to "language".',
     ]
     for f in FEATURES:
         top = ", ".join(f"{k}={v}" for k, v in c.feats[f].most_common(10)) or "never used"
@@ -213,14 +264,14 @@ def _comments(paths: Sequence[str], c: _Counts) -> list[str]:
     return lines
 
 
-def _render(data: dict, na: dict[str, str], comments: list[str]) -> str:
+def _render(data: dict, na: dict[str, tuple[str, str]], comments: list[str]) -> str:
     out = [*comments, ""]
     for key, value in data.items():
         if key != "tasks":
             out.append(f"{key} = {_q(value)}")
     tables = dict(data["tasks"])
-    for file, reason in na.items():  # parameters of a task that does not apply: none
-        tables[file] = {"applicable": False, "reason": reason}
+    for file, (reason, kind) in na.items():  # parameters of a task that does not apply: none
+        tables[file] = {"applicable": False, "kind": kind, "reason": reason}
     for file in sorted(tables):
         out += ["", f"[tasks.{file}]"]
         for key, value in tables[file].items():
@@ -242,8 +293,11 @@ def draft_profile(
     data = _base(code, name, c)
     profile = profile_from_dict(data, f"draft {code}")
     found = _applicability(profile, c)
-    na = {f: r for f, (_, r) in found.items() if r is not None}
-    report = [f"{f}: " + (f"n/a ({r})" if r else _applies(n)) for f, (n, r) in found.items()]
+    na = {f: (r, k or "corpus") for f, (_, r, k) in found.items() if r is not None}
+    report = [
+        f"{f}: " + (f"n/a ({k or 'corpus'}: {r})" if r else _applies(n))
+        for f, (n, r, k) in found.items()
+    ]
     report += _advice(paths, profile_path or f"{code}.toml", code)
     text = _render(data, na, _comments(paths, c))
     profile_from_dict(_toml(text), f"draft {code}")  # what is written must load

@@ -10,6 +10,10 @@ without a chain here gets the generic reason.
 :func:`single_label` says when candidates exist but all carry one label (UD Chinese-GSD marks
 ``Number=Plur`` on five nouns and never ``Number=Sing``): a balanced task then holds nothing.
 
+:func:`explain_with_kinds` also says what kind of reason it is: ``annotation`` when no sentence
+meets the first condition of a rule that reads the annotation (:data:`READS_ANNOTATION`: Tense,
+SubjNum, ObjNum, CoordInv: the feature's values, the relation), ``corpus`` otherwise.
+
 Example::
 
     >>> explain_none(get_task("Tense"), ctx, sentences)  # doctest: +SKIP
@@ -24,9 +28,14 @@ from xprobe.tasks.base import Context, TaskSpec
 from xprobe.tasks.common import base_rel, has_quote, in_window, root_id, surface_form
 from xprobe.ud import Sentence
 
-__all__ = ["explain_all", "explain_none", "single_label"]
+__all__ = ["READS_ANNOTATION", "explain_all", "explain_none", "explain_with_kinds", "single_label"]
 
 Check = tuple[str, Callable[[Sentence, Context], bool]]
+# The tasks whose chain starts with what the corpus must annotate for the rule to read it (a
+# feature's values, a relation): no sentence meeting that first condition is a gap of the
+# annotation (kind "annotation"), any later one a matter of the corpus (kind "corpus").
+READS_ANNOTATION = frozenset({"past_present", "subj_number", "obj_number",
+                              "coordination_inversion"})  # fmt: skip
 
 
 def _feature_values(feature: str, values: tuple[str, ...]) -> Callable[[Sentence, Context], bool]:
@@ -181,6 +190,15 @@ def explain_all(
 ) -> list[str]:
     """:func:`explain_none` for several tasks in one pass over ``sentences`` (streamed: a
     corpus of millions of sentences is never held in memory)."""
+    return [reason for reason, _ in explain_with_kinds(tasks, sentences, where)]
+
+
+def explain_with_kinds(
+    tasks: Sequence[tuple[TaskSpec, Context]], sentences: Iterable[Sentence], where: str
+) -> list[tuple[str, str]]:
+    """:func:`explain_all` with each reason's kind: ``"annotation"`` when no sentence meets the
+    first condition of a task in :data:`READS_ANNOTATION` (the corpus never has what its rule
+    reads), else ``"corpus"``."""
     checks = [_checks(spec, ctx) for spec, ctx in tasks]
     passing = [[0] * len(c) for c in checks]
     for s in sentences:
@@ -191,8 +209,10 @@ def explain_all(
                 counts[i] += 1
     out = []
     for (spec, _), chain, counts in zip(tasks, checks, passing, strict=True):
-        first = next((what for (what, _), n in zip(chain, counts, strict=True) if n == 0), None)
-        out.append(f"{first or f'no sentence passes the rule of {spec.name}'}, in {where}")
+        at = next((i for i, n in enumerate(counts) if n == 0), None)
+        first = chain[at][0] if at is not None else f"no sentence passes the rule of {spec.name}"
+        kind = "annotation" if at == 0 and spec.file in READS_ANNOTATION else "corpus"
+        out.append((f"{first}, in {where}", kind))
     return out
 
 

@@ -128,6 +128,23 @@ def test_below_min_test_is_na_of_kind_corpus_with_counts(tmp_path: Path, capsys)
     assert m["tasks"]["sentence_length"]["sizes"] == {"tr": 240, "va": 30, "te": 30}
 
 
+def test_one_label_is_a_corpus_na_not_an_error(tmp_path: Path) -> None:
+    """Every subject singular: SubjNum has one label. Without --treebank that stops extract
+    (the profile should declare it); in treebank mode it is recorded n/a, kind corpus, like a
+    task too small for --min-test, while SentLen fills."""
+    sents = [
+        (f"s{i}", subject_sentence(f"farmer{i}", "Sing", "sold", NOUNS[: 1 + i % 4 + 8 * (i % 2)]))
+        for i in range(1000)
+    ]
+    src = write(tmp_path / "c.conllu", sents)
+    out, m = run(tmp_path, src)
+    entry = m["tasks"]["subj_number"]
+    assert entry["applicable"] is False and entry["kind"] == "corpus", entry
+    assert "all 1000 candidates are NN, none NNS" in entry["reason"], entry["reason"]
+    assert m["tasks"]["sentence_length"]["sizes"] == {"tr": 800, "va": 100, "te": 100}
+    assert not (out / "subj_number.txt").exists() and check_probing_dir(out) == []
+
+
 def test_short_of_min_test_at_the_ratio_keeps_min_test_lines(tmp_path: Path) -> None:
     """600 sentences: 60 test lines at 80/10/10, but 100 test and 100 validation lines leave
     400 for training (at least their 200): sized 400/100/100."""

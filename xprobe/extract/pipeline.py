@@ -232,7 +232,10 @@ class Extraction:
         na = dict(self.found)
         if c.allow_partial:
             na.update(self._too_small(na))
-        applicable.raise_undeclared(na, self.profile, c.allow_partial)
+        undeclared = na
+        if c.treebank:  # a treebank too small for a task is a result there, not an error
+            undeclared = {f: r for f, r in na.items() if self.kinds.get(f) != applicable.CORPUS}
+        applicable.raise_undeclared(undeclared, self.profile, c.allow_partial)
         corpus = self._below_min_test(na) if c.treebank else {}
         na.update(corpus)
         results = [r for r in self.results if r.run.spec.file not in na]

@@ -260,7 +260,7 @@ def test_tamil_200_sentences_gives_corpus_na_not_tiny_splits(tmp_path: Path, cap
     assert set(m["tasks"]) == set(na) and len(found) >= 7, na  # the rest: the draft's n/a
     for e in found.values():
         assert e["kind"] == "corpus", e
-        assert "balanced lines" in e["reason"] and "fewer than" in e["reason"], e["reason"]
+        assert "balanced line" in e["reason"] and "fewer than" in e["reason"], e["reason"]
     assert check_probing_dir(out) == [] and not list(out.glob("*.txt"))
 
 

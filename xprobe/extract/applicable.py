@@ -186,7 +186,8 @@ def below_min_test(
             why = f"fewer than --min-test {min_test}"
             if 2 * k > min_test:
                 why = f"fewer than two per class for {k} classes ({2 * k})"
-            out[f] = f"{_balanced_lines(r, ratio)}: test would hold {got[2]} lines, {why}"
+            lines = "line" if got[2] == 1 else "lines"
+            out[f] = f"{_balanced_lines(r, ratio)}: test would hold {got[2]} {lines}, {why}"
             continue
         for split, share, n in zip(("tr", "va"), ratio, got, strict=False):
             if share and n < 2 * k:
@@ -201,8 +202,10 @@ def below_min_test(
 def _balanced_lines(res: TaskResult, ratio: Sequence[int]) -> str:
     got = [len(p) for p in res.picked]
     return (
-        f"the corpus is too small: {res.run.eligible} candidates give {sum(got)} balanced "
-        f"lines ({'/'.join(map(str, got))} at {'/'.join(map(str, ratio))})"
+        f"the corpus is too small: {res.run.eligible} candidate"
+        f"{'' if res.run.eligible == 1 else 's'} give{'s' if res.run.eligible == 1 else ''} "
+        f"{sum(got)} balanced line{'' if sum(got) == 1 else 's'} "
+        f"({'/'.join(map(str, got))} at {'/'.join(map(str, ratio))})"
     )
 
 

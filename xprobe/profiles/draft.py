@@ -305,14 +305,15 @@ def draft_profile(
 
 
 def _applies(n: int) -> str:
-    """``applies: N candidates`` and, when they cannot give ``MIN_TEST`` test lines in treebank
-    mode's ratio, that extract will record the task n/a (too small a corpus)."""
-    most = n * TREEBANK_RATIO[2] // sum(TREEBANK_RATIO)
-    if most >= MIN_TEST:
+    """``applies: N candidates`` and, when they are too few for ``MIN_TEST`` test lines in
+    treebank mode, that extract will record the task n/a (too small a corpus): ``MIN_TEST`` test
+    and validation lines need as many training lines again (400 balanced lines)."""
+    need = 2 * (MIN_TEST + MIN_TEST * TREEBANK_RATIO[1] // TREEBANK_RATIO[2])
+    if n >= need:
         return f"applies: {n} candidates"
     return (
-        f"applies: {n} candidates, but at most {most} test lines in treebank mode: below "
-        f"{MIN_TEST}, extract records it n/a (the corpus is too small)"
+        f"applies: {n} candidates, fewer than the {need} that {MIN_TEST} test lines need in "
+        "treebank mode: extract records it n/a (the corpus is too small)"
     )
 
 

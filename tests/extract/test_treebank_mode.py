@@ -179,6 +179,7 @@ def test_same_inputs_same_bytes(tmp_path: Path) -> None:
         (["--min-test", "0"], "--min-test must be at least 1"),
         (["--from-text", "wiki.xml", "--parsed", "p"], "takes no --from-text"),
         (["--sizes", "1000,0,100"], "--sizes allows no va line"),
+        (["--sizes", "1000,100,50"], "--min-test 100 is more than the 50 test lines"),
     ],
 )
 def test_bad_treebank_settings_are_one_line(tmp_path: Path, capsys, flags, said) -> None:

@@ -315,7 +315,7 @@ def run_extraction(config: ExtractConfig) -> Extraction:
     asked = config
     if config.treebank:  # every task sized from the caps down; tasks share sentences
         tbmode.validate(config.ratio, config.min_test)
-        sizes = tbmode.run_sizes(config.ratio, config.sizes)
+        sizes = tbmode.run_sizes(config.ratio, config.sizes, config.min_test)
         config = dataclasses.replace(config, sizes=sizes, exclusive=False)
     profile = load_profile(config.lang)
     specs = _select_tasks(config.tasks)

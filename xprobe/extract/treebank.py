@@ -16,9 +16,12 @@ disjoint sentences starve the rare ones. Treebank mode instead:
 * sizes each task on its own: all the lines its balanced candidates can fill, split in the
   ratio ``ratio`` (default 80/10/10), at most ``sizes`` per split (default 100000/10000/10000,
   beyond any treebank's task);
-* makes a task whose test split would hold fewer than ``min_test`` lines (default 100), or fewer
-  than two per class, not applicable, kind ``corpus``, its counts in the reason, rather than
-  writing a split too small to measure anything on.
+* gives a task whose test split would hold fewer than ``min_test`` lines (default 100), or fewer
+  than two per class, at that ratio ``min_test`` test lines (validation in the ratio's
+  proportion to test) if training still keeps at least as many lines as those two together
+  (:func:`floor_fit`); otherwise the task is not applicable, kind ``corpus``, its counts in the
+  reason (:func:`xprobe.extract.applicable.below_min_test`), rather than written with a split
+  too small to measure anything on.
 
 The manifest's ``treebank`` entry records the mode, the ratio, the minimum, the length windows
 and the sizes chosen per task (also each task entry's ``sizes``). Same inputs and seed give the
@@ -73,10 +76,10 @@ def validate(ratio: Sequence[int], min_test: int) -> None:
         raise XProbeError(f"--min-test must be at least 1, got {min_test}")
 
 
-def run_sizes(ratio: Sequence[int], caps: Sequence[int]) -> tuple[int, int, int]:
+def run_sizes(ratio: Sequence[int], caps: Sequence[int], min_test: int = 0) -> tuple[int, int, int]:
     """The largest sizes in proportion to ``ratio`` that stay within ``caps`` per split (each
     rounded down): what every task's pools are sized for and shrunk from
-    (:mod:`xprobe.extract.shrink`)."""
+    (:mod:`xprobe.extract.shrink`). Raises when they leave no room for ``min_test`` lines."""
     for split, r, c in zip(("tr", "va", "te"), ratio, caps, strict=True):
         if r and not c:
             raise XProbeError(
@@ -84,6 +87,11 @@ def run_sizes(ratio: Sequence[int], caps: Sequence[int]) -> tuple[int, int, int]
             )
     scale = min(Fraction(c, r) for r, c in zip(ratio, caps, strict=True) if r)
     tr, va, te = (math.floor(r * scale) for r in ratio)
+    if te < min_test:
+        raise XProbeError(
+            f"--min-test {min_test} is more than the {te} test lines --sizes "
+            f"{','.join(map(str, caps))} allow at --ratio {','.join(map(str, ratio))}"
+        )
     return tr, va, te
 
 

@@ -49,16 +49,29 @@ def _finite(w, profile) -> bool:
     return w.feat(name) in (value, None)
 
 
+MOODS = ("Imp", "Opt", "Jus", "Cnd", "Sub", "Des", "Nec", "Pot")  # never a tense (docs/tasks.md)
+
+
 def _tense(s: Sentence, profile) -> tuple[str, str] | None:
-    """SentEval's rule: the main clause's finite verb, never a participle."""
+    """SentEval's rule: the main clause's finite verb, never a participle, never a mood
+    without tense (imperative, optative...)."""
     root = next(w for w in s.words if w.head == 0)
+    got = _finite_tense(s, profile, root)
+    if got is None or any(m in MOODS for m in (got[2].feat("Mood") or "").split(",")):
+        return None
+    if any(m in MOODS for m in (root.feat("Mood") or "").split(",")):
+        return None
+    return got[0], got[1]
+
+
+def _finite_tense(s: Sentence, profile, root) -> tuple[str, str, object] | None:
 
     def label(w):
         v = w.feat("Tense")
         return "PAST" if v in profile.tense_past else "PRES" if v in profile.tense_pres else None
 
     if _finite(root, profile) and label(root):
-        return label(root), _surface_of(s, root.id - 1)
+        return label(root), _surface_of(s, root.id - 1), root
     finite = [
         w
         for w in s.words
@@ -66,7 +79,22 @@ def _tense(s: Sentence, profile) -> tuple[str, str] | None:
     ]  # fmt: skip
     if len(finite) != 1:
         return None
-    return label(finite[0]), _surface_of(s, finite[0].id - 1)
+    return label(finite[0]), _surface_of(s, finite[0].id - 1), finite[0]
+
+
+def _participle_tense(s: Sentence, profile) -> tuple[str, str] | None:
+    """Hebrew-HTB's present: SentEval's rule for the past; else a VERB root with VerbForm=Part
+    whose aux/cop dependents carry no Tense at all (a future copula is no present)."""
+    got = _tense(s, profile)
+    if got is not None:
+        return got
+    root = next(w for w in s.words if w.head == 0)
+    if root.upos != "VERB" or root.feat("VerbForm") != "Part" or root.feat("Tense"):
+        return None
+    deps = [w for w in s.words if w.head == root.id and _rel(w) in ("aux", "cop")]
+    if any(w.feat("Tense") for w in deps):
+        return None
+    return "PRES", _surface_of(s, root.id - 1)
 
 
 def _number(s: Sentence, rel: str) -> tuple[str, str] | None:
@@ -113,7 +141,8 @@ def _check_line(file: str, label: str, text: str, s: Sentence, profile) -> str |
             assert toks[diff[0]] == src[diff[1]] and toks[diff[1]] == src[diff[0]]
     elif file == "past_present":
         assert toks == src
-        got = _tense(s, profile)
+        rule = profile.tasks.get("past_present", {}).get("rule", "finite")
+        got = _participle_tense(s, profile) if rule == "participle" else _tense(s, profile)
         assert got is not None and got[0] == label, (got, label, text)
         return got[1]
     elif file in ("subj_number", "obj_number"):

@@ -31,6 +31,7 @@ TREEBANKS = {
     "pl": "pl_pdb", "sv": "sv_talbanken", "el": "el_gdt", "hu": "hu_szeged", "id": "id_gsd",
     "ga": "ga_idt", "fa": "fa_seraji", "ta": "ta_ttb", "vi": "vi_vtb", "wo": "wo_wtb",
     "hy": "hy_armtdp", "ug": "ug_udt",
+    "he": "he_htb",
 }  # fmt: skip
 FAST = ("it", "zh")  # multiword tokens; declared n/a tasks and derived length
 WINDOW = {"min_per_million": 5.0, "max_per_million": 1000.0}

@@ -72,3 +72,36 @@ def test_case_variants_of_a_key_share_one_split(tmp_path: Path) -> None:
     manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
     problems = check_probing_dir(cfg.out)
     assert any("ebra'" in p and " tr" in p and " te" in p for p in problems), problems
+
+
+# Turkish capitals: "İ".casefold() is "i" + U+0307 (combining dot) and "I".casefold() is "i",
+# while lower-case Turkish writes "i" and dotless "ı": a sentence-initial "İnsanlar" is the
+# "insanlar" of mid-sentence, "Irmak" the "ırmak".
+TURKISH = [("insanlar", "İnsanlar"), ("insanlar", "İNSANLAR"), ("ırmak", "Irmak"),
+           ("ılık", "ILIK"), ("iyi", "İyi"), ("bilgi", "BİLGİ")]  # fmt: skip
+
+
+def test_turkish_dotted_and_dotless_capitals_share_one_split() -> None:
+    picker = SplitPicker((80, 10, 10), 7, ("tr", "past_present", "key-split"))
+    for lower, upper in TURKISH:
+        assert picker.of_key(upper) == picker.of_key(lower), (lower, upper)
+    for seed in range(20):  # not one lucky seed: with three splits most pairs would differ
+        p = SplitPicker((34, 33, 33), seed, ("tr", "subj_number", "key-split"))
+        assert p.of_key("İnsanlar") == p.of_key("insanlar")
+
+
+def test_checker_sees_a_turkish_key_in_two_splits(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c.conllu", 1500)
+    cfg = ExtractConfig(
+        lang="en", out=tmp_path / "out", inputs=[str(corpus)], tasks=[CASED], sizes=(60, 12, 12),
+        provenance=True, progress=False,
+    )  # fmt: skip
+    extract(cfg)
+    manifest_path = cfg.out / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    keys = manifest["tasks"]["cased"]["keys"]
+    keys["tr"].append("insanlar")
+    keys["va"].append("İnsanlar")
+    manifest_path.write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
+    problems = check_probing_dir(cfg.out)
+    assert any("nsanlar'" in p and " tr" in p and " va" in p for p in problems), problems

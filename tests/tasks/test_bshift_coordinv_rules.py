@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from xprobe.languages import load_profile
+from xprobe.languages import load_profile, profile_from_dict
 from xprobe.tasks import Context, CorpusStats, get_task, resolve_params
 from xprobe.ud import Sentence, parse_conllu
 
@@ -181,3 +181,72 @@ def test_coordinv_excludes_quotes_as_bshift_does() -> None:
     unquoted = [r for r in rows if r[0] != '"']
     unquoted = [(f, u, h - (h > 4) - (h > 5), r) for f, u, h, r in unquoted]
     assert invert(unquoted) == ("The dog barked , and the cat said no .", "longer")
+
+
+def invert_with(rows, profile, bigrams: Counter[tuple[str, str]] | None = None) -> str | None:
+    """The inverted sentence under ``profile`` with the corpus bigram counts given."""
+    spec = get_task("CoordInv")
+    c = Context(profile, resolve_params(spec, profile), CorpusStats(bigrams=bigrams or Counter()))
+    c = dataclasses.replace(c, data=spec.prepare(c))
+    cand = spec.candidate(conllu(rows), c, random.Random(0))
+    return None if cand is None else " ".join(cand.variants[1].tokens)
+
+
+TURKISH = profile_from_dict({"code": "tr", "name": "Turkish"})
+
+
+def test_coordinv_inverted_line_never_starts_with_punctuation() -> None:
+    # "Hava güzeldi ama , nedense bugün yağmur yağdı ." ("The weather was fine, but for some
+    # reason it rained today"): the comma after the conjunction opens the second clause, which
+    # would start the inverted line: ", Nedense bugün yağmur yağdı ama hava güzeldi ."
+    rows = [
+        ("Hava", "NOUN", 2, "nsubj"),
+        ("güzeldi", "VERB", 0, "root"),
+        ("ama", "CCONJ", 8, "cc"),
+        (",", "PUNCT", 8, "punct"),
+        ("nedense", "ADV", 8, "advmod"),
+        ("bugün", "NOUN", 8, "obl"),
+        ("yağmur", "NOUN", 8, "nsubj"),
+        ("yağdı", "VERB", 2, "conj"),
+        (".", "PUNCT", 2, "punct"),
+    ]
+    assert invert_with(rows, TURKISH) is None
+    # without that comma the clauses swap as usual
+    rows = [r for r in rows if r[0] != ","]
+    rows = [(f, u, h - 1 if h > 3 else h, d) for f, u, h, d in rows]
+    assert invert_with(rows, TURKISH) == "Nedense bugün yağmur yağdı ama hava güzeldi ."
+
+
+def test_coordinv_leading_punctuation_stays_first_and_case_moves() -> None:
+    # "- Nedense bugün gelmedi , ama o yarın gelir ." (a dialogue dash: "For some reason (s)he
+    # did not come today, but (s)he comes tomorrow"). The dash opens the line, not the first
+    # clause: it stays in front, and "Nedense" is lower-cased in the middle of the sentence
+    # although the corpus writes it capitalised after dialogue dashes more often than after words
+    rows = [
+        ("-", "PUNCT", 4, "punct"),
+        ("Nedense", "ADV", 4, "advmod"),
+        ("bugün", "NOUN", 4, "obl"),
+        ("gelmedi", "VERB", 0, "root"),
+        (",", "PUNCT", 9, "punct"),
+        ("ama", "CCONJ", 9, "cc"),
+        ("o", "PRON", 9, "nsubj"),
+        ("yarın", "NOUN", 9, "obl"),
+        ("gelir", "VERB", 4, "conj"),
+        (".", "PUNCT", 4, "punct"),
+    ]
+    bigrams = Counter({("-", "Nedense"): 4, ("ama", "nedense"): 2})
+    assert invert_with(rows, TURKISH, bigrams) == "- O yarın gelir , ama nedense bugün gelmedi ."
+
+
+def test_coordinv_spanish_opening_question_mark_stays_first() -> None:
+    # "¿ Vienes tú y voy yo ?" -> "¿ Voy yo y vienes tú ?"
+    rows = [
+        ("¿", "PUNCT", 2, "punct"),
+        ("Vienes", "VERB", 0, "root"),
+        ("tú", "PRON", 2, "nsubj"),
+        ("y", "CCONJ", 5, "cc"),
+        ("voy", "VERB", 2, "conj"),
+        ("yo", "PRON", 5, "nsubj"),
+        ("?", "PUNCT", 2, "punct"),
+    ]
+    assert invert_with(rows, load_profile("es")) == "¿ Voy yo y vienes tú ?"

@@ -59,7 +59,22 @@ DEFAULTS = {
     "BShift": ("bigram_shift", {}),
     "Tense": (
         "past_present",
-        {"min_freq": 100, "max_freq": 5000, "rule": "finite", **RELATIVE, "past_markers": ()},
+        {
+            "min_freq": 100,
+            "max_freq": 5000,
+            "rule": "finite",
+            **RELATIVE,
+            "past_markers": (),
+            "past_forms": (),
+            "pres_forms": (),
+            "past_segments": (),
+            "segment_column": "lemma",
+            "segment_separator": "+",
+            "segment_tag": "",
+            "root_upos": (),
+            "participle_feature": "VerbForm=Part",
+            "exclude_moods": ("Imp", "Opt", "Jus", "Cnd", "Sub", "Des", "Nec", "Pot"),
+        },
     ),
     "SubjNum": ("subj_number", {"min_freq": 100, "max_freq": 5000, **RELATIVE}),
     "ObjNum": ("obj_number", {"min_freq": 100, "max_freq": 5000, **RELATIVE}),
@@ -342,8 +357,9 @@ def test_tense_key_is_the_multiword_surface_form() -> None:
     s = next(parse_conllu(text))
     assert s.tokens == ("Dámelo", "ahora", ".")
     assert surface_form(s, 0) == "Dámelo"
-    ctx = make_ctx("Tense", "en", CorpusStats(forms=Counter({"Dámelo": 150, "Da": 9999})))
-    c = run("Tense", s, ctx)
+    stats = CorpusStats(forms=Counter({"Dámelo": 150, "Da": 9999}))
+    assert run("Tense", s, make_ctx("Tense", "en", stats)) is None  # an imperative: no tense
+    c = run("Tense", s, make_ctx("Tense", "en", stats, exclude_moods=()))
     assert c is not None and (c.variants[0].label, c.variants[0].key) == ("PRES", "Dámelo")
 
 

@@ -90,7 +90,7 @@ def test_root_rule_from_a_profile_and_bad_rule_is_an_error() -> None:
     c = SPEC.candidate(s, ctx_for(profile, [s]), random.Random(0))
     assert c is not None and c.variants[0].label == "PAST"
     with pytest.raises(XProbeError, match="Tense: rule must be one of finite, root"):
-        ctx_for(load_profile("en"), [s], rule="participle")
+        ctx_for(load_profile("en"), [s], rule="future")
 
 
 TURKISH = (
@@ -116,3 +116,23 @@ def test_finite_verbs_without_verbform(verb: str, feats: str, want: str | None) 
     profile = profile_from_dict({"code": "tr", "name": "Turkish"})
     c = SPEC.candidate(s, ctx_for(profile, [s]), random.Random(0))
     assert (c.variants[0].label if c else None) == want
+
+
+@pytest.mark.parametrize(
+    ("verb", "lemma", "feats"),
+    [
+        # "yazmayalım" (let's not write): an optative the treebank marks Tense=Pres
+        ("yazmayalım", "yaz", "Aspect=Perf|Mood=Opt|Number=Plur|Person=1|Polarity=Neg|Tense=Pres"),
+        # "gel" (come!): an imperative marked Tense=Pres
+        ("gel", "gel", "Aspect=Perf|Mood=Imp|Number=Sing|Person=2|Polarity=Pos|Tense=Pres"),
+        # "gelse" (if (s)he came): a conditional
+        ("gelse", "gel", "Aspect=Perf|Mood=Cnd|Number=Sing|Person=3|Polarity=Pos|Tense=Pres"),
+    ],
+)
+def test_moods_without_tense_are_not_present_sentences(verb: str, lemma: str, feats: str) -> None:
+    s = next(parse_conllu(TURKISH.format(verb=verb, lemma=lemma, feats=feats)))
+    profile = profile_from_dict({"code": "tr", "name": "Turkish"})
+    assert SPEC.candidate(s, ctx_for(profile, [s]), random.Random(0)) is None
+    # a profile that wants every mood labelled says so
+    c = SPEC.candidate(s, ctx_for(profile, [s], exclude_moods=[]), random.Random(0))
+    assert c is not None and c.variants[0].label == "PRES"

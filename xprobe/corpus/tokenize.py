@@ -7,8 +7,8 @@ never HTML-escaped (``&`` stays ``&``, not ``&amp;``).
 Moses splits English contractions as ``didn 't`` / ``can 't`` where UD (and the Penn Treebank)
 has ``did n't`` / ``ca n't``; a UDPipe model trained on UD mis-parses the Moses form. The fix-ups
 in :data:`FIXUPS` (keyed by the Moses language whose rules produce the split) move the ``n`` back:
-``didn 't`` -> ``did n't``. Measured on EWT test (docs/benchmarks/corpus.md, "Tokenisation strategy"), this
-gains 1.2 LAS over plain Moses tokens.
+``didn 't`` -> ``did n't``. Measured on EWT test (docs/benchmarks/corpus.md, "Tokenisation
+strategy"), this gains 1.2 LAS over plain Moses tokens.
 
 Example::
 

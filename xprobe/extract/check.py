@@ -30,6 +30,7 @@ from typing import Any
 
 from xprobe.extract.leftovers import find_leftovers, owner_alive
 from xprobe.languages import NA_KINDS
+from xprobe.tasks.base import fold_key
 
 __all__ = [
     "MIN_USEFUL",
@@ -275,7 +276,7 @@ def _check_keys(path: Path, entry: dict[str, Any], problems: list[str]) -> None:
     seen: dict[str, str] = {}
     for split, keys in (entry.get("keys") or {}).items():
         for key in keys:
-            other = seen.setdefault(key.casefold(), split)  # keys are compared case-folded
+            other = seen.setdefault(fold_key(key), split)  # keys are compared case-folded
             if other != split:
                 problems.append(f"{path}: key {key!r} occurs in {other} and {split}")
 
@@ -298,6 +299,6 @@ def _check_provenance(
             problems.append(f"{path}:{i}: not aligned with the task file")
             continue
         if entry.get("keys") is not None and cols[5] != "_":
-            other = key_split.setdefault(cols[5].casefold(), split)
+            other = key_split.setdefault(fold_key(cols[5]), split)
             if other != split:
                 problems.append(f"{path}:{i}: key {cols[5]!r} in {other} and {split}")

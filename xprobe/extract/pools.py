@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xprobe.files import derive_seed
+from xprobe.tasks.base import fold_key
 
 __all__ = ["MASK", "Entry", "LazyRandom", "Pool", "SplitPicker", "mix64", "text_hasher"]
 
@@ -159,11 +160,11 @@ class SplitPicker:
         return len(self._cut) - 1
 
     def of_key(self, key: str) -> int:
-        """Split index of a lexical key, compared case-folded ("People" and "people" are one
-        key; cached by the key as written: keys are few)."""
+        """Split index of a lexical key, compared case-folded ("People" and "people", Turkish
+        "İnsanlar" and "insanlar" are one key: ``fold_key``; cached by the key as written)."""
         got = self._keys.get(key)
         if got is None:
-            folded = key.casefold()
+            folded = fold_key(key)
             got = self._keys.get(folded)
             if got is None:
                 got = self._keys[folded] = self.of_hash(

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from xprobe.tasks.base import fold_key
+
 __all__ = ["largest_proportional", "proportional_sizes", "rebalance_keys"]
 
 Sizes = tuple[int, int, int]
@@ -101,5 +103,5 @@ def _key(entry: tuple[Any, ...]) -> str:
     """The lexical key of a pooled entry ``(variants, provenance, stratum)``."""
     for _, _, key in entry[0]:
         if key is not None:
-            return str(key).casefold()  # keys are assigned to splits case-folded
+            return fold_key(str(key))  # keys are assigned to splits case-folded
     return ""

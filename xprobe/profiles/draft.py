@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import shlex
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
@@ -35,13 +36,18 @@ from xprobe.errors import XProbeError
 from xprobe.languages import LanguageProfile, profile_from_dict
 from xprobe.profiles.carriers import tense_carriers
 from xprobe.tasks import TASKS, Context, CorpusStats, resolve_params
+from xprobe.tasks.common import punct_mask
 from xprobe.tasks.explain import explain_with_kinds, single_label
 from xprobe.tasks.sentence_length import ENGLISH_SHARES, derive_edges
 from xprobe.ud import Sentence, read_conllu
 
 __all__ = ["draft_profile"]
 
-QUOTES = ('"', "“", "”", "„", "«", "»", "‚", "‘", "''", "``", ",,", "「", "」", "『", "』")
+# quote characters by their Unicode names; ",," is the ASCII stand-in for „ (Dutch, German)
+QUOTE_NAMES = ("QUOTATION", "APOSTROPHE", "GRAVE ACCENT", "CORNER BRACKET")
+# names of quote characters that never write anything else (an apostrophe, an accent)
+UNAMBIGUOUS = ("DOUBLE", "ANGLE", "CORNER BRACKET")
+PAIRED_SHARE = 1 / 3  # an ambiguous one must pair up in this share of its sentences
 FEATURES = ("Tense", "Number", "VerbForm", "Aspect")
 PAST, PRES = ("Past", "Imp", "Pqp"), ("Pres",)
 SMALL = 5_000_000  # below this many tokens, windows per million (docs/tasks.md)
@@ -80,11 +86,48 @@ def _read(paths: Sequence[str]) -> _Counts:
                     c.feats[f][f"{w.upos}:{v}"] += 1
             c.rels[w.deprel] += 1
             c.stats.upos.setdefault(w.form, Counter())[w.upos] += 1
-        c.quotes.update(t for t in toks if t in QUOTES)
         if s.words[-1].upos in ("PUNCT", "SYM"):
             c.final[toks[-1]] += 1
     c.stats.sentences, c.stats.tokens = len(sents), sum(c.stats.forms.values())
+    c.quotes.update(_quotes(sents))
     return c
+
+
+def _quote_like(token: str) -> bool:
+    names = [unicodedata.name(ch, "") for ch in token]
+    return token == ",," or (bool(names) and all(any(q in n for q in QUOTE_NAMES) for n in names))
+
+
+def _unambiguous(token: str) -> bool:
+    """A quote-like token that is no apostrophe: a double quote, a guillemet, a corner bracket,
+    or two characters ("``", "''", ",,": the ASCII double quotes)."""
+    if len(token) > 1:
+        return True
+    name = unicodedata.name(token, "")
+    return name == "QUOTATION MARK" or any(u in name for u in UNAMBIGUOUS)
+
+
+def _quotes(sentences: Sequence[Sentence]) -> Counter[str]:
+    """The quote characters the treebank uses, with their counts: punctuation tokens named as
+    quotation marks, apostrophes or grave accents (``unicodedata``). Double quotes, guillemets,
+    corner brackets and two-character quotes ("``", "''") are quotes wherever they occur; a
+    single ``'``, `````, ``‘`` or ``’``, which also writes elisions and other marks, only where
+    it pairs up (an even number of quote-like tokens in the sentence) in at least 2 sentences
+    and a third of those holding it."""
+    counts: Counter[str] = Counter()
+    holding: Counter[str] = Counter()
+    paired: Counter[str] = Counter()
+    for s in sentences:
+        mask = punct_mask(s, ("PUNCT",))
+        found = [t.form for t, p in zip(s.surface, mask, strict=True) if p and _quote_like(t.form)]
+        counts.update(found)
+        holding.update(set(found))
+        if found and len(found) % 2 == 0:
+            paired.update(set(found))
+    return Counter({
+        q: n for q, n in counts.items()
+        if _unambiguous(q) or (paired[q] >= 2 and paired[q] >= PAIRED_SHARE * holding[q])
+    })  # fmt: skip
 
 
 def _missing(paths: Sequence[str], c: _Counts, allow_no_feats: bool) -> None:
@@ -236,7 +279,7 @@ def _comments(paths: Sequence[str], c: _Counts) -> list[str]:
         f"# Drafted by `xprobe profile draft` from {', '.join(paths)}:",
         f"# {n} sentences, {t} tokens. Review every value before shipping the profile; for the",
         "# corpus stage add udpipe_model, moses_lang, wikipedia, fasttext (xprobe/languages.py).",
-        "# A single ' is never taken for a quote (it is also an apostrophe): add it if it is one.",
+        "# ' and ` are quotes only where they pair up in sentences (else apostrophes): review.",
         '# n/a tasks: kind "annotation" (the treebank does not annotate what the rule reads; a',
         '# rule named in the reason may read it) or "corpus" (too few candidates); only a person',
         '# who knows the language has no such category may change it to "language".',

@@ -21,7 +21,15 @@ from typing import Any
 from xprobe.languages import LanguageProfile
 from xprobe.ud import Sentence
 
-__all__ = ["Candidate", "Context", "CorpusStats", "TaskSpec", "Variant", "sequence_hash"]
+__all__ = [
+    "Candidate",
+    "Context",
+    "CorpusStats",
+    "TaskSpec",
+    "Variant",
+    "fold_key",
+    "sequence_hash",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +76,23 @@ class CorpusStats:
     def is_attested(self, tokens: Sequence[str]) -> bool:
         """Whether ``tokens``, case-folded, are the tokens of a sentence of the corpus."""
         return self.attested is not None and sequence_hash(tokens) in self.attested
+
+
+def fold_key(key: str) -> str:
+    """A lexical key as splits compare it: case-folded, Turkish capitals included.
+
+    ``str.casefold`` turns "İnsanlar" into "i" + U+0307 (a combining dot) + "nsanlar" and "Irmak"
+    into "irmak", while lower-case Turkish writes "insanlar" and "ırmak": the dot is dropped after
+    "i" and dotless "ı" folds to "i", so each pair is one key (merging "ırmak" with an "irmak"
+    only keeps more words out of two splits, never fewer).
+
+    >>> fold_key("İnsanlar") == fold_key("insanlar"), fold_key("Irmak") == fold_key("ırmak")
+    (True, True)
+    """
+    folded = key.casefold()
+    if "\u0307" in folded:
+        folded = folded.replace("i\u0307", "i")
+    return folded.replace("ı", "i")
 
 
 def sequence_hash(tokens: Sequence[str]) -> int:

@@ -28,14 +28,21 @@ Clause spans, on surface tokens ``0..n-1`` with the ``cc`` token at ``k``:
 Both spans must be non-empty and contiguous: every word of the second clause lies in ``C``'s
 subtree and no word of the first clause does (so a dependent of the root after the second
 conjunct, or a multiword token split across clauses, rules the sentence out; non-projective
-cases fall out the same way). The ``I`` variant is ``second + separator + cc + first + final``.
+cases fall out the same way). The second clause must begin with a word, not punctuation
+(Turkish "Hava güzeldi ama , nedense ...": the inverted line would begin ", Nedense").
+
+*Prefix*: the punctuation tokens that open the sentence before the first clause's first word
+(a dialogue dash "- ", Spanish "¿") belong to the whole sentence and stay in front, as the
+final punctuation stays at the end. The ``I`` variant is ``prefix + second + separator + cc +
+first + final``: "¿ Vienes tú y voy yo ?" -> "¿ Voy yo y vienes tú ?".
 
 Case: unless the sentence begins (at its first non-punctuation token) with a lower-case letter,
 the second clause's first non-punctuation token gets an upper-case first letter, and the first
 clause's one, if it starts with an upper-case letter, a lower-case one, except when it is a proper
 noun (``profile.proper_upos``) or, with ``case_from_counts`` (default), when the corpus writes it
 capitalised more often than not in the middle of sentences (German nouns, English "I", acronyms;
-counted from the bigrams' right-hand words, so sentence-initial capitals do not count).
+counted from the bigrams' right-hand words after a word, so sentence-initial capitals, and
+those after a dialogue dash, a colon or an opening quote, do not count).
 
 A sentence whose inversion is a sentence of the corpus (case-folded tokens compared) is not
 eligible: the inverted sentence would be an original labelled ``I``.
@@ -66,12 +73,13 @@ class Params:
 
 @dataclass(frozen=True)
 class Clauses:
-    """Surface-token boundaries: first = [0, s), separator = [s, k), cc = k, second = [k+1, e),
-    final = [e, n)."""
+    """Surface-token boundaries: prefix = [0, p), first = [p, s), separator = [s, k), cc = k,
+    second = [k+1, e), final = [e, n)."""
 
     s: int
     k: int
     e: int
+    p: int = 0
 
 
 def _in_subtree(heads: tuple[int, ...], top: int) -> list[bool]:
@@ -144,7 +152,11 @@ def find_clauses(sentence: Sentence, ctx: Context) -> Clauses | None:
         return None
     if any(tok_in[:s]) or not all(tok_in[k + 1 : e]):
         return None
-    return Clauses(s, k, e)
+    punct = punct_mask(sentence, prof.punct_upos)
+    p = next((i for i in range(s) if not punct[i]), None)
+    if p is None or punct[k + 1]:
+        return None  # a first clause of punctuation only; a second one opening with it
+    return Clauses(s, k, e, p)
 
 
 def _is_separator(tok: SurfaceToken, words: tuple[Word, ...], prof: LanguageProfile) -> bool:
@@ -162,8 +174,9 @@ def prepare(ctx: Context) -> Counter[str] | None:
     if not ctx.params.case_from_counts:
         return None
     internal: Counter[str] = Counter()
-    for (_, right), count in ctx.stats.bigrams.items():
-        internal[right] += count
+    for (left, right), count in ctx.stats.bigrams.items():
+        if any(ch.isalnum() for ch in left):  # after a word: "- Nedense" is a line start
+            internal[right] += count
     return internal
 
 
@@ -187,7 +200,7 @@ def invert(sentence: Sentence, ctx: Context, c: Clauses) -> tuple[str, ...]:
     """The sentence with its two clauses swapped around the conjunction, case moved."""
     tokens = list(sentence.tokens)
     punct = punct_mask(sentence, ctx.profile.punct_upos)
-    i1 = _first_word(punct, 0, c.s)
+    i1 = _first_word(punct, c.p, c.s)
     i2 = _first_word(punct, c.k + 1, c.e)
     if i1 is not None and i2 is not None and not tokens[i1][:1].islower():
         old = tokens[i1]
@@ -196,7 +209,13 @@ def invert(sentence: Sentence, ctx: Context, c: Clauses) -> tuple[str, ...]:
             if not _keep_case(sentence, ctx, i1, old, lowered):
                 tokens[i1] = lowered
         tokens[i2] = tokens[i2][:1].upper() + tokens[i2][1:]
-    return (*tokens[c.k + 1 : c.e], *tokens[c.s : c.k + 1], *tokens[: c.s], *tokens[c.e :])
+    return (
+        *tokens[: c.p],
+        *tokens[c.k + 1 : c.e],
+        *tokens[c.s : c.k + 1],
+        *tokens[c.p : c.s],
+        *tokens[c.e :],
+    )
 
 
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
@@ -209,7 +228,7 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
     inverted = invert(sentence, ctx, c)
     if inverted == tokens or ctx.stats.is_attested(inverted):  # identical clauses; an original
         return None
-    n1, n2 = c.s, c.e - c.k - 1
+    n1, n2 = c.s - c.p, c.e - c.k - 1
     stratum = "longer" if n1 > n2 else "equal" if n1 == n2 else "shorter"
     return Candidate((Variant("O", tokens), Variant("I", inverted)), stratum=stratum)
 

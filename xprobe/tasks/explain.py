@@ -68,6 +68,22 @@ def _tense_checks(ctx: Context) -> list[Check]:
             f"no root is a {'/'.join(p.verb_upos)} (rule marker)",
             lambda s, c: s.words[root_id(s) - 1].upos in p.verb_upos,
         )
+    elif ctx.params.rule == "listed":
+        forms = {f.casefold() for f in (*ctx.params.past_forms, *ctx.params.pres_forms)}
+        first = (
+            "no word's form is in past_forms or pres_forms (rule listed)",
+            lambda s, c: any(w.form.casefold() in forms for w in s.words),
+        )
+    elif ctx.params.rule == "segment":
+        sep, column = ctx.params.segment_separator, ctx.params.segment_column
+        first = (
+            f"no word's {column} has a segment in past_segments (rule segment)",
+            lambda s, c: any(
+                set((w.lemma if column == "lemma" else w.xpos).split(sep))
+                & set(ctx.params.past_segments)
+                for w in s.words
+            ),
+        )
     return [
         first,
         (

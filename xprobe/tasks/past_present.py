@@ -33,6 +33,47 @@ otherwise. The key is the root's surface form. A profile selects it with
 "彼 は 本 を 読ん だ 。" (読ん: VERB, root; だ: AUX, lemma た, aux) is ``PAST`` with key
 ``読ん``; "彼 は 本 を 読む 。" is ``PRES`` with key ``読む``.
 
+Rule ``listed``, for a treebank whose finite auxiliaries mark past against present by their
+form alone, share one lemma and carry no ``Tense`` (Basque: past *zuen, zen, zuten, zituen,
+ziren* against present *du, da, dute, ditu, dira*): the labelling word is the root or its one
+``aux``/``cop`` dependent whose form (case-folded) is in the profile's ``past_forms`` (``PAST``)
+or ``pres_forms`` (``PRES``). Both lists are required and nothing else is labelled: a form in
+neither list is never guessed to be present. Two listed dependents and the sentence is not used.
+The key is that word's surface form. Example (Basque): "Liburua irakurri zuen ." (*zuen*: AUX,
+lemma *edun*, no features) is ``PAST`` with key ``zuen``; "Liburua irakurri du ." is ``PRES``
+with key ``du``. A profile writes ``rule = "listed"``, ``past_forms = ["zuen", "zen", ...]``,
+``pres_forms = ["du", "da", ...]``.
+
+Rule ``segment``, for a treebank that marks the past with a morpheme inside a ``+``-segmented
+LEMMA or XPOS (UD Korean-Kaist: LEMMA ``하+었+습니다``, XPOS ``pvg+ep+ef``): the root must be one
+of ``root_upos`` (empty: ``profile.verb_upos``) with a segmented ``segment_column`` (``"lemma"``
+or ``"xpos"``, split on ``segment_separator``); the sentence is ``PAST`` when the root or one of
+its ``aux``/``cop`` dependents has a segment in ``past_segments``, ``PRES`` (non-past)
+otherwise, as with ``marker``. With ``segment_tag`` (lemma column only) a lemma segment counts
+only where the XPOS segment at the same place is that tag (``ep``, the pre-final ending, which
+also holds the honorific 시); a word whose LEMMA and XPOS have different segment counts then
+makes the sentence unusable. The key is the root's surface form. Example (Korean): "그는 책을
+읽었다 ." (읽었다: VERB, LEMMA ``읽+었+다``, XPOS ``pvg+ep+ef``, root) is ``PAST`` with key
+``읽었다``; "그는 책을 읽는다 ." (LEMMA ``읽+는다``, XPOS ``pvg+ef``) is ``PRES``. A profile
+writes ``rule = "segment"``, ``past_segments = ["었", "았", "였"]``, ``segment_tag = "ep"``.
+
+Rule ``participle``, for a treebank whose ``Tense`` has a past (and a future) but no present,
+the present being a participle (UD Hebrew-HTB: ``Tense=Past|Fut`` on finite verbs, the present
+``VerbForm=Part`` without ``Tense``): ``PAST`` (or ``PRES``) exactly as ``finite`` reads it;
+otherwise ``PRES`` when the root is a verbal participle (``profile.verb_upos`` with
+``participle_feature``, ``VerbForm=Part``) none of whose ``aux``/``cop`` dependents carries a
+``Tense``. A future (``Tense=Fut`` on the root or its copula, "יהיה מורכב" "will be composed") is
+never labelled. The key is the labelling word's surface form. Example (Hebrew): "אנשים מגיעים
+לישראל ." (מגיעים: VERB, ``VerbForm=Part``, root) is ``PRES`` with key ``מגיעים``; "התופעה
+התבררה אתמול ." (התבררה: ``Tense=Past``) is ``PAST``; "כלכלתה היתה שקועה במיתון ." (the
+participle שקועה with the copula היתה, ``Tense=Past``) is ``PAST`` with key ``היתה``.
+
+Every rule leaves out a sentence whose root or labelling word is in a mood of
+``exclude_moods`` (``Mood`` feature; by default imperative, optative, jussive, conditional,
+subjunctive, desiderative, necessitative, potential): Turkish "yazmayalım" ("let's not write",
+``Mood=Opt|Tense=Pres``) is no present-tense sentence, as SentEval's VBD / VBP-VBZ rule never
+sees a mood without tense.
+
 Example: "The committee approved the plan ." -> ``PAST`` with key ``approved``;
 "The plan has been approved ." -> ``PRES`` with key ``has``.
 """
@@ -48,14 +89,19 @@ from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
 from xprobe.tasks.common import base_rel, check_window, in_window, root_id, surface_form
 from xprobe.ud import Sentence, Word
 
-RULES = ("finite", "root", "marker")
+RULES = ("finite", "root", "marker", "listed", "segment", "participle")
+SEGMENT_COLUMNS = ("lemma", "xpos")
+# moods whose sentences are never labelled (Mood feature values, docs/tasks.md)
+EXCLUDED_MOODS = ("Imp", "Opt", "Jus", "Cnd", "Sub", "Des", "Nec", "Pot")
 
 
 @dataclass(frozen=True)
 class Params:
     min_freq: int = 100  # corpus count of the labelling verb's form, inclusive
     max_freq: int = 5000
-    rule: str = "finite"  # "finite" (SentEval's, the default) or "root" (X-Probe's literal rule)
+    # "finite" (SentEval's, the default), "root" (X-Probe's literal rule), "marker", "listed",
+    # "segment" or "participle" (the module docstring)
+    rule: str = "finite"
     # the window per million corpus tokens instead (> 0: replaces min_freq / max_freq; for
     # corpora far from Wikipedia size, see docs/tasks.md)
     min_per_million: float = 0.0
@@ -65,29 +111,139 @@ class Params:
     windows_tokens: int = 20_000_000
     # rule "marker": lemmas of the auxiliary words that mark the past (Japanese: ["た"])
     past_markers: tuple[str, ...] = ()
+    # rule "listed": forms of the past and of the present finite auxiliaries (Basque: ["zuen",
+    # "zen", ...] and ["du", "da", ...]), compared case-folded; both are required
+    past_forms: tuple[str, ...] = ()
+    pres_forms: tuple[str, ...] = ()
+    # rule "segment": the morphemes that mark the past (Korean: ["었", "았", "였"]), the column
+    # they are read from ("lemma" or "xpos"), its separator, the XPOS tag a lemma segment must
+    # be aligned with ("ep"; "" for any), and the root's UPOS (empty: profile.verb_upos)
+    past_segments: tuple[str, ...] = ()
+    segment_column: str = "lemma"
+    segment_separator: str = "+"
+    segment_tag: str = ""
+    root_upos: tuple[str, ...] = ()
+    # rule "participle": the feature of a present participle (Hebrew: VerbForm=Part)
+    participle_feature: str = "VerbForm=Part"
+    # every rule: Mood values whose root or labelling word is never labelled ("yazmayalım",
+    # Mood=Opt|Tense=Pres); [] labels every mood
+    exclude_moods: tuple[str, ...] = EXCLUDED_MOODS
 
 
 def prepare(ctx: Context) -> None:
     check_window("Tense", ctx.params.min_freq, ctx.params.max_freq)
-    if ctx.params.rule not in RULES:
-        raise XProbeError(f"Tense: rule must be one of {', '.join(RULES)}, got {ctx.params.rule!r}")
-    if ctx.params.rule == "marker" and not ctx.params.past_markers:
+    params = ctx.params
+    if params.rule not in RULES:
+        raise XProbeError(f"Tense: rule must be one of {', '.join(RULES)}, got {params.rule!r}")
+    if params.rule == "marker" and not params.past_markers:
         raise XProbeError('Tense: rule "marker" needs past_markers (e.g. ["た"])')
+    if params.rule == "listed" and not (params.past_forms and params.pres_forms):
+        raise XProbeError(
+            'Tense: rule "listed" needs past_forms and pres_forms (e.g. ["zuen", "zen"] and '
+            '["du", "da"]): a form in neither list is never labelled'
+        )
+    if params.rule == "segment":
+        if not params.past_segments:
+            raise XProbeError('Tense: rule "segment" needs past_segments (e.g. ["었", "았"])')
+        if params.segment_column not in SEGMENT_COLUMNS:
+            raise XProbeError(
+                f"Tense: segment_column must be one of {', '.join(SEGMENT_COLUMNS)}, "
+                f"got {params.segment_column!r}"
+            )
+        if params.segment_tag and params.segment_column != "lemma":
+            raise XProbeError('Tense: segment_tag aligns lemma segments: segment_column = "lemma"')
+        if not params.segment_separator:
+            raise XProbeError("Tense: segment_separator must not be empty")
+
+
+def _dependents(sentence: Sentence, head: int, ctx: Context) -> list[Word]:
+    """The ``aux``/``cop`` dependents of word ``head`` (``profile.aux_rels``)."""
+    rels = ctx.profile.aux_rels
+    return [w for w in sentence.words if w.head == head and base_rel(w.deprel) in rels]
 
 
 def _marker(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
     """Rule ``marker``: a verbal root, PAST when a past-marking auxiliary hangs on it."""
     head = root_id(sentence)
     root = sentence.words[head - 1]
-    p = ctx.profile
-    if root.upos not in p.verb_upos:
+    if root.upos not in ctx.profile.verb_upos:
         return None
     markers = ctx.params.past_markers
-    past = any(
-        w.head == head and base_rel(w.deprel) in p.aux_rels and w.lemma in markers
-        for w in sentence.words
-    )
+    past = any(w.lemma in markers for w in _dependents(sentence, head, ctx))
     return root, "PAST" if past else "PRES"
+
+
+def _listed(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
+    """Rule ``listed``: the root or its one aux/cop dependent whose form is a listed one."""
+    past = {f.casefold() for f in ctx.params.past_forms}
+    pres = {f.casefold() for f in ctx.params.pres_forms}
+
+    def label(w: Word) -> str | None:
+        form = w.form.casefold()
+        return "PAST" if form in past else "PRES" if form in pres else None
+
+    head = root_id(sentence)
+    root = sentence.words[head - 1]
+    if (got := label(root)) is not None:
+        return root, got
+    found = [(w, lab) for w in _dependents(sentence, head, ctx) if (lab := label(w))]
+    return found[0] if len(found) == 1 else None
+
+
+def _past_segment(word: Word, params: Params) -> bool | None:
+    """Whether a word's segmented column holds a past segment; None when it cannot be read
+    (lemma and XPOS segments that do not align, with ``segment_tag``)."""
+    sep = params.segment_separator
+    value = word.lemma if params.segment_column == "lemma" else word.xpos
+    parts = value.split(sep)
+    if not params.segment_tag:
+        return any(p in params.past_segments for p in parts)
+    tags = word.xpos.split(sep)
+    if len(tags) != len(parts):
+        return None
+    return any(
+        t == params.segment_tag and p in params.past_segments
+        for p, t in zip(parts, tags, strict=True)
+    )
+
+
+def _segment(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
+    """Rule ``segment``: a segmented verbal root, PAST when it or an aux/cop dependent holds a
+    past segment."""
+    params = ctx.params
+    head = root_id(sentence)
+    root = sentence.words[head - 1]
+    column = root.lemma if params.segment_column == "lemma" else root.xpos
+    if root.upos not in (params.root_upos or ctx.profile.verb_upos):
+        return None
+    if params.segment_separator not in column:
+        return None  # not segmented: nothing to read
+    past = False
+    for w in (root, *_dependents(sentence, head, ctx)):
+        got = _past_segment(w, params)
+        if got is None:
+            return None
+        past = past or got
+    return root, "PAST" if past else "PRES"
+
+
+def _participle(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
+    """Rule ``participle``: the finite rule, else PRES for a verbal participle root with no
+    tensed aux/cop."""
+    found = _finite(sentence, ctx)
+    if found is not None:
+        return found
+    head = root_id(sentence)
+    root = sentence.words[head - 1]
+    p = ctx.profile
+    name, _, value = ctx.params.participle_feature.partition("=")
+    if root.upos not in p.verb_upos or root.feat(name) != value:
+        return None
+    if root.feat(p.tense_feature) is not None:
+        return None
+    if any(w.feat(p.tense_feature) is not None for w in _dependents(sentence, head, ctx)):
+        return None  # a tensed copula: the future "יהיה מורכב", or an unlisted value
+    return root, "PRES"
 
 
 def _tense(word: Word, ctx: Context) -> str | None:
@@ -110,10 +266,8 @@ def is_finite(word: Word, profile: LanguageProfile) -> bool:
     return got is None or got == value
 
 
-def main_verb(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
-    """The word that carries the sentence's tense and its label, or None."""
-    if ctx.params.rule == "marker":
-        return _marker(sentence, ctx)
+def _finite(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
+    """Rules ``finite`` and ``root``: the root's Tense, else its one finite tensed aux/cop."""
     head = root_id(sentence)
     root = sentence.words[head - 1]
     p = ctx.profile
@@ -122,9 +276,7 @@ def main_verb(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
         if label is not None:
             return root, label
     found: tuple[Word, str] | None = None
-    for w in sentence.words:
-        if w.head != head or base_rel(w.deprel) not in p.aux_rels:
-            continue
+    for w in _dependents(sentence, head, ctx):
         if not is_finite(w, p):
             continue
         label = _tense(w, ctx)
@@ -133,6 +285,27 @@ def main_verb(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
         if found is not None:
             return None  # two tensed finite auxiliaries: ambiguous
         found = (w, label)
+    return found
+
+
+_RULES = {"marker": _marker, "listed": _listed, "segment": _segment, "participle": _participle}
+
+
+def excluded_mood(word: Word, moods: tuple[str, ...]) -> bool:
+    """Whether a word's ``Mood`` (one value or several, ``Cnd,Pot``) is one of ``moods``."""
+    mood = word.feat("Mood")
+    return mood is not None and any(m in moods for m in mood.split(","))
+
+
+def main_verb(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
+    """The word that carries the sentence's tense and its label, or None."""
+    found = _RULES.get(ctx.params.rule, _finite)(sentence, ctx)
+    if found is None:
+        return None
+    moods = ctx.params.exclude_moods
+    root = sentence.words[root_id(sentence) - 1]
+    if moods and (excluded_mood(found[0], moods) or excluded_mood(root, moods)):
+        return None  # an imperative, optative, conditional...: no tense of the sentence
     return found
 
 

@@ -19,7 +19,7 @@ def test_drafted_profile_extracts_as_gold_says(tmp_path: Path, lang: str, capsys
     out = tmp_path / "drafts" / f"{lang}_draft.toml"
     assert main(["profile", "draft", *treebank(lang), "--code", lang, "--out", str(out)]) == 0
     report = capsys.readouterr().out
-    assert "past_present:" in report and "--sizes" in report
+    assert "past_present:" in report and "xprobe extract --treebank" in report
     text = out.read_text(encoding="utf-8")
     assert "# Tense (UPOS:value=count)" in text and "tokens per sentence" in text
     profile = load_profile(str(out))

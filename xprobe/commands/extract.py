@@ -13,11 +13,18 @@ candidates pick first. The sample is a seeded random one, independent of corpus 
 bounded by the sizes asked, not the corpus. A task that cannot be filled is an error listing per
 split and class what was found; --allow-partial writes what there is, still balanced.
 
+--treebank (a gold treebank of some thousand sentences): every task takes all the lines its
+balanced candidates fill, split --ratio (80,10,10), tasks share source sentences (never within a
+task), sentences of any length from --min-tokens on are read (SentLen and TreeDepth keep their
+maximum), and a task whose test split would hold fewer than --min-test (100) lines is n/a with
+its counts (docs/tasks.md, "Small corpora"). `xprobe profile draft` prints this command.
+
 Examples:
   xprobe extract --lang en --out probing/en work/en/parsed/*.conllu.gz
   xprobe extract --lang de --out probing/de --tasks SentLen BShift --sizes 1000,100,100 de.conllu
   xprobe extract --lang en --out p --param tree_depth.min_depth=4 --allow-partial en.conllu
   xprobe extract --check probing/en
+  xprobe extract --treebank --lang sv --out probing/sv sv_talbanken-ud-dev.conllu sv-test.conllu
   xprobe extract --lang de --out probing/de --sizes 10000,1000,1000 --allow-partial \
       --from-text dewiki.xml.bz2 --parsed work/de/parsed --model de.udpipe --workers 2
 
@@ -123,7 +130,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "written for (the task's windows_tokens), absolute from it on",
     )
     _add_selection_arguments(parser)
+    _add_treebank_arguments(parser)
     _add_round_arguments(parser)
+
+
+def _add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("treebank mode (a small gold corpus)")
+    group.add_argument(
+        "--treebank",
+        action="store_true",
+        help="for a gold treebank: size every task from what the input can fill (all its "
+        "balanced candidates, split in --ratio, at most --sizes per split); tasks share source "
+        "sentences (never within a task); every sentence from --min-tokens on is read (the "
+        "length-binned SentLen and TreeDepth keep their maximum); a task whose test split "
+        "would fall below --min-test lines is n/a (the corpus is too small)",
+    )
+    group.add_argument(
+        "--min-test",
+        type=int,
+        default=100,
+        metavar="N",
+        help="treebank mode: fewest test lines a task may have (default 100); a task short of "
+        "it at --ratio gets N test (and validation) lines while training keeps at least as "
+        "many, else it is n/a",
+    )
+    group.add_argument(
+        "--ratio",
+        type=_sizes,
+        default=(80, 10, 10),
+        metavar="TR,VA,TE",
+        help="treebank mode: proportions of the splits (default 80,10,10)",
+    )
 
 
 def _add_round_arguments(parser: argparse.ArgumentParser) -> None:
@@ -248,6 +285,8 @@ def run(args: argparse.Namespace) -> int:
     _take_files_from_tasks(args)
     if args.from_text and (args.conllu or args.parsed is None):
         raise XProbeError("--from-text takes no CoNLL-U inputs and needs --parsed DIR")
+    if args.from_text and args.treebank:
+        raise XProbeError("--treebank reads gold CoNLL-U files: it takes no --from-text")
     if not args.lang or args.out is None or not (args.conllu or args.from_text):
         raise XProbeError(
             "extract needs --lang, --out and at least one CoNLL-U file (or --check DIR)"
@@ -270,6 +309,9 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         progress=args.progress,
         windows=args.windows,
+        treebank=args.treebank,
+        min_test=args.min_test,
+        ratio=args.ratio,
     )
     if args.from_text:
         from xprobe.corpus.stopping import Stopped, stop_on_signals
@@ -285,6 +327,8 @@ def run(args: argparse.Namespace) -> int:
         manifest = extract(config)
     partial = [t for t, e in manifest["tasks"].items() if e.get("partial")]
     na = {t: e["reason"] for t, e in manifest["tasks"].items() if e.get("applicable") is False}
+    if na and len(na) == len(manifest["tasks"]):
+        log.warning("%s: no task file written: every task is n/a (see manifest.json)", args.out)
     log.info(
         "wrote %d task file(s) to %s%s%s",
         len(manifest["tasks"]) - len(na),

@@ -228,7 +228,13 @@ def small_test_splits(manifest: dict[str, Any]) -> list[str]:
         total = (entry.get("written", {}).get("te") or {}).get("total", 0)
         k = len(entry.get("labels", []))
         need = max(MIN_USEFUL, 2 * k)
-        if asked and total < min(need, asked):
+        if asked and total < min(need, asked) and "treebank" in manifest:
+            out.append(
+                f"{entry.get('task')}: only {total} test lines for {k} classes; fewer than "
+                f"{need} make its accuracy mostly noise (--min-test "
+                f"{manifest['treebank'].get('min_test')} was asked)"
+            )
+        elif asked and total < min(need, asked):
             out.append(
                 f"{entry.get('task')}: only {total} test lines ({asked} asked) for {k} classes; "
                 f"fewer than {need} make its accuracy mostly noise: give --sizes that this "

@@ -13,6 +13,9 @@ values, a relation; the reason then names a likely carrier and the rule that cou
 :mod:`xprobe.profiles.carriers` finds one), ``corpus`` when the candidates are too few or of one
 label. A draft never writes ``language``: only the person who reviews it can say that the
 language has no such category.
+The report ends with the ``xprobe extract --treebank`` command that extracts the treebank
+(every task sized from what it fills; :mod:`xprobe.extract.treebank`). A person reviews the
+draft before shipping it.
 
 Example::
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import shlex
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
@@ -48,6 +52,9 @@ FEATURES = ("Tense", "Number", "VerbForm", "Aspect")
 PAST, PRES = ("Past", "Imp", "Pqp"), ("Pres",)
 SMALL = 5_000_000  # below this many tokens, windows per million (docs/tasks.md)
 WINDOW = {"min_per_million": 5.0, "max_per_million": 1000.0}
+# treebank mode's defaults (xprobe.extract.treebank, a later stage: not imported from here)
+TREEBANK_RATIO = (80, 10, 10)
+MIN_TEST = 100
 
 
 @dataclasses.dataclass
@@ -203,8 +210,10 @@ def _with_carriers(file: str, reason: str, kind: str, c: _Counts, p: LanguagePro
 def _applicability(
     profile: LanguageProfile, c: _Counts
 ) -> dict[str, tuple[int, str | None, str | None]]:
-    """Per task file: (candidates in the 5..28 window or the derived one, reason or None, kind
-    or None)."""
+    """Per task file: (candidates, reason or None, kind or None), among the sentences extract
+    --treebank offers it: from 5 tokens (or the derived lower bound) on, up to 28 (or the
+    derived upper bound) only for the tasks with length bins, none with a space inside a
+    token."""
     out: dict[str, tuple[int, str | None, str | None]] = {}
     lo, hi = (5, 28)
     if profile.length == "auto":  # as extract will derive them (xprobe.extract.length)
@@ -214,9 +223,15 @@ def _applicability(
             **profile.tasks,
             "sentence_length": {"bins": edges[:-1], **profile.tasks.get("sentence_length", {})},
         })  # fmt: skip
-    kept = [s for s in c.sentences if lo <= len(s.tokens) <= hi]
+    # as extract --treebank offers them: no token with a space inside (SentEval lines are
+    # split on spaces), at least lo tokens, and at most hi for the tasks with length bins only
+    usable = [s for s in c.sentences if len(s.tokens) >= lo and " " not in "".join(s.tokens)]
+    longest = max((len(s.tokens) for s in usable), default=hi)
     for spec in TASKS.values():
         params = resolve_params(spec, profile)
+        binned = hasattr(params, "bins") or hasattr(params, "length_bins")
+        top = hi if binned else max(hi, longest)
+        kept = [s for s in usable if len(s.tokens) <= top]
         if hasattr(params, "min_per_million") and params.min_per_million:
             from math import ceil, floor
 
@@ -236,7 +251,7 @@ def _applicability(
         n = sum(labels.values())
         reason, kind = None, None
         if n == 0:
-            where = f"the {len(kept)} sentences of {lo}..{hi} tokens"
+            where = f"the {len(kept)} sentences of {lo}..{top} tokens"
             reason, kind = explain_with_kinds([(spec, ctx)], kept, where)[0]
         elif "*" not in labels:
             reason = single_label(spec, {lab: labels[lab] for lab in spec.labels_of(ctx)})
@@ -308,9 +323,14 @@ def _render(data: dict, na: dict[str, tuple[str, str]], comments: list[str]) -> 
 
 
 def draft_profile(
-    paths: Sequence[str], code: str, name: str = "", allow_no_feats: bool = False
+    paths: Sequence[str],
+    code: str,
+    name: str = "",
+    allow_no_feats: bool = False,
+    profile_path: str | None = None,
 ) -> tuple[str, list[str]]:
-    """The TOML text of a drafted profile and a short report, one line per task."""
+    """The TOML text of a drafted profile and a short report, one line per task, then the
+    treebank-mode command that extracts it (``profile_path``: where the profile is written)."""
     c = _read(paths)
     _missing(paths, c, allow_no_feats)
     data = _base(code, name, c)
@@ -318,18 +338,39 @@ def draft_profile(
     found = _applicability(profile, c)
     na = {f: (r, k or "corpus") for f, (_, r, k) in found.items() if r is not None}
     report = [
-        f"{f}: " + (f"n/a ({k or 'corpus'}: {r})" if r else f"applies: {n} candidates")
+        f"{f}: " + (f"n/a ({k or 'corpus'}: {r})" if r else _applies(n))
         for f, (n, r, k) in found.items()
     ]
-    least = min((n for f, (n, r, _) in found.items() if r is None), default=0)
-    report.append(
-        f"the rarest applicable task has {least} candidates: with 9 tasks on disjoint sentences "
-        f"ask --sizes of at most about {max(1, least * 5 // 7)},{max(1, least // 7)},"
-        f"{max(1, least // 7)} (a treebank is small: shrink --sizes)"
-    )
+    report += _advice(paths, profile_path or f"{code}.toml", code)
     text = _render(data, na, _comments(paths, c))
     profile_from_dict(_toml(text), f"draft {code}")  # what is written must load
     return text, report
+
+
+def _applies(n: int) -> str:
+    """``applies: N candidates`` and, when they are too few for ``MIN_TEST`` test lines in
+    treebank mode, that extract will record the task n/a (too small a corpus): ``MIN_TEST`` test
+    and validation lines need as many training lines again (400 balanced lines)."""
+    need = 2 * (MIN_TEST + MIN_TEST * TREEBANK_RATIO[1] // TREEBANK_RATIO[2])
+    if n >= need:
+        return f"applies: {n} candidates"
+    return (
+        f"applies: {n} candidates, fewer than the {need} that {MIN_TEST} test lines need in "
+        "treebank mode: extract records it n/a (the corpus is too small)"
+    )
+
+
+def _advice(paths: Sequence[str], profile_path: str, code: str) -> list[str]:
+    """How to extract a treebank: treebank mode sizes every task from what the treebank fills
+    (fixed --sizes either starve the rare tasks or give every task a test split too small)."""
+    files = " ".join(shlex.quote(str(p)) for p in paths)
+    return [
+        "a treebank is small: extract it in treebank mode, each task sized from what it can "
+        f"fill ({'/'.join(map(str, TREEBANK_RATIO))}, tasks sharing sentences, at least "
+        f"{MIN_TEST} test lines or n/a):",
+        f"  xprobe extract --treebank --lang {shlex.quote(profile_path)} --out "
+        f"probing/{shlex.quote(code)} {files}",
+    ]
 
 
 def _toml(text: str) -> dict:

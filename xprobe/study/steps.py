@@ -57,7 +57,8 @@ def _downloads_first(steps: list[Step]) -> list[Step]:
 def _download(ctx: Any, step: str, what: str, langs: list[str], options: dict) -> list[Step]:
     from xprobe.download import plan
 
-    kw = {"date": "date", "base_url": "base_url", "ext": "ext", "src": "src", "split": "muse_split"}
+    kw = {"date": "date", "base_url": "base_url", "ext": "ext", "src": "src", "split": "muse_split",
+          "release": "release", "url": "url"}  # fmt: skip
     try:
         items = plan(what, langs, **{kw[k]: v for k, v in options.items() if k in kw})
     except XProbeError as e:

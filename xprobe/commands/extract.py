@@ -123,7 +123,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "written for (the task's windows_tokens), absolute from it on",
     )
     _add_selection_arguments(parser)
+    _add_treebank_arguments(parser)
     _add_round_arguments(parser)
+
+
+def _add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("treebank mode (a small gold corpus)")
+    group.add_argument(
+        "--treebank",
+        action="store_true",
+        help="size every task from what the input can fill: all its balanced candidates, "
+        "split in the ratio of --sizes (default 80,10,10 here); tasks share source sentences "
+        "(never within a task); a task whose test split would fall below --min-test is n/a",
+    )
+    group.add_argument(
+        "--min-test",
+        type=int,
+        default=100,
+        metavar="N",
+        help="treebank mode: fewest test lines a task may have (default 100); below, n/a",
+    )
 
 
 def _add_round_arguments(parser: argparse.ArgumentParser) -> None:
@@ -269,6 +288,8 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         progress=args.progress,
         windows=args.windows,
+        treebank=args.treebank,
+        min_test=args.min_test,
     )
     if args.from_text:
         from xprobe.corpus.stopping import Stopped, stop_on_signals

@@ -70,6 +70,9 @@ class ExtractConfig:
     sizes: sentences per split (tr, va, te); params: ``{task: {param: value}}`` overriding the
     profile's ``[tasks.<file>]``; on_error: ``raise`` or ``skip`` malformed sentences;
     pool_margin: spare pool room for candidates that rarer tasks take first.
+    treebank: treebank mode (``xprobe extract --treebank``): ``sizes`` is read as a ratio,
+    each task takes all it can fill in that ratio, tasks share source sentences, and a task
+    whose test split would hold fewer than ``min_test`` lines is n/a (kind ``corpus``).
     """
 
     lang: str
@@ -88,6 +91,8 @@ class ExtractConfig:
     pool_margin: float = 0.5
     windows: str = "auto"  # frequency windows: auto, absolute or per-million (windows.py)
     progress: bool | None = None  # None: a bar only on a terminal
+    treebank: bool = False  # size each task from what the corpus fills (xprobe.extract.treebank)
+    min_test: int = 100  # treebank mode: fewer test lines than this make a task n/a (corpus)
 
 
 def _select_tasks(names: list[str | TaskSpec] | None) -> list[TaskSpec]:

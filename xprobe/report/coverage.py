@@ -100,7 +100,8 @@ def coverage_markdown(cov: dict[str, Any]) -> str:
             elif c["test"] is not None:
                 cells.append(str(c["test"]))
             else:
-                cells.append(f"n/a ({_md(c.get('kind') or 'unstated')})")
+                kind = c.get("kind")
+                cells.append(f"n/a ({_md(kind)})" if kind else "n/a")
                 reasons.append(
                     f"| {code} | {t} | {_md(c.get('kind') or '')} | {_md(c['reason'])} |"
                 )

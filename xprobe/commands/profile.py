@@ -48,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
     for p in args.conllu:
         if not Path(p).is_file():
             raise XProbeError(f"{p}: no such file")
-    text, report = draft_profile(args.conllu, args.code, args.name, args.allow_no_feats)
+    text, report = draft_profile(
+        args.conllu, args.code, args.name, args.allow_no_feats, str(args.out)
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(args.out) as f:
         f.write(text)

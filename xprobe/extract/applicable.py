@@ -32,9 +32,19 @@ from xprobe.tasks import TASKS, TaskSpec
 from xprobe.tasks.explain import explain_all, single_label
 from xprobe.ud import Sentence
 
-__all__ = ["declared", "detect", "na_entry", "raise_undeclared", "too_small"]
+__all__ = [
+    "CORPUS",
+    "below_min_test",
+    "declared",
+    "detect",
+    "na_entry",
+    "raise_undeclared",
+    "too_small",
+]
 
 log = logging.getLogger(__name__)
+
+CORPUS = "corpus"  # the kind of a task the corpus is too small for (too_small, below_min_test)
 
 
 def declared(profile: LanguageProfile, specs: Sequence[TaskSpec]) -> dict[str, str]:
@@ -124,6 +134,45 @@ def _too_small(res: TaskResult) -> str | None:
                 f"line(s) for {k} classes in {split} ({n} asked{how})"
             )
     return None
+
+
+def below_min_test(
+    results: list[TaskResult], min_test: int, ratio: Sequence[int], skip: Iterable[str] = ()
+) -> dict[str, str]:
+    """Treebank mode (:mod:`xprobe.extract.treebank`): ``{file: reason}`` for the tasks (but
+    those in ``skip``) whose test split holds fewer than ``min_test`` lines or fewer than two per
+    class, or another split of ``ratio`` fewer than two per class. Kind ``corpus``, like
+    :func:`too_small`: the treebank, not the language, is too small."""
+    skip = set(skip)
+    out: dict[str, str] = {}
+    for r in results:
+        f = r.run.spec.file
+        k = len(r.run.labels)
+        got = [len(p) for p in r.picked]
+        if f in skip:
+            continue
+        if got[2] < max(min_test, 2 * k):
+            why = f"fewer than --min-test {min_test}"
+            if 2 * k > min_test:
+                why = f"fewer than two per class for {k} classes ({2 * k})"
+            out[f] = f"{_balanced_lines(r, ratio)}: test would hold {got[2]} lines, {why}"
+            continue
+        for split, share, n in zip(("tr", "va"), ratio, got, strict=False):
+            if share and n < 2 * k:
+                out[f] = (
+                    f"{_balanced_lines(r, ratio)}: {split} would hold {n} lines, fewer than "
+                    f"two per class for {k} classes"
+                )
+                break
+    return out
+
+
+def _balanced_lines(res: TaskResult, ratio: Sequence[int]) -> str:
+    got = [len(p) for p in res.picked]
+    return (
+        f"the corpus is too small: {res.run.eligible} candidates give {sum(got)} balanced "
+        f"lines ({'/'.join(map(str, got))} at {'/'.join(map(str, ratio))})"
+    )
 
 
 def na_entry(

@@ -39,6 +39,7 @@ from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.extract import applicable
+from xprobe.extract import treebank as tbmode
 from xprobe.extract.check import check_probing_dir, small_test_splits
 from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.length import LengthPlan, apply_bins, bins_of, check_window, plan_length
@@ -70,9 +71,10 @@ class ExtractConfig:
     sizes: sentences per split (tr, va, te); params: ``{task: {param: value}}`` overriding the
     profile's ``[tasks.<file>]``; on_error: ``raise`` or ``skip`` malformed sentences;
     pool_margin: spare pool room for candidates that rarer tasks take first.
-    treebank: treebank mode (``xprobe extract --treebank``): ``sizes`` is read as a ratio,
-    each task takes all it can fill in that ratio, tasks share source sentences, and a task
-    whose test split would hold fewer than ``min_test`` lines is n/a (kind ``corpus``).
+    treebank: treebank mode (``xprobe extract --treebank``, :mod:`xprobe.extract.treebank`):
+    each task takes all its balanced candidates can fill, split in ``ratio``, at most ``sizes``
+    per split; tasks share source sentences; a task whose test split would hold fewer than
+    ``min_test`` lines is n/a (kind ``corpus``).
     """
 
     lang: str
@@ -93,6 +95,7 @@ class ExtractConfig:
     progress: bool | None = None  # None: a bar only on a terminal
     treebank: bool = False  # size each task from what the corpus fills (xprobe.extract.treebank)
     min_test: int = 100  # treebank mode: fewer test lines than this make a task n/a (corpus)
+    ratio: tuple[int, int, int] = tbmode.DEFAULT_RATIO  # treebank mode: tr/va/te proportions
 
 
 def _select_tasks(names: list[str | TaskSpec] | None) -> list[TaskSpec]:
@@ -148,15 +151,23 @@ def _task_params(specs: list[TaskSpec], profile: LanguageProfile, config: Extrac
 
 
 def _selection_pass(
-    cache: SentenceCache, names: list[str], runs: list[TaskRun], config: ExtractConfig, lang: str
+    cache: SentenceCache,
+    names: list[str],
+    runs: list[TaskRun],
+    config: ExtractConfig,
+    lang: str,
+    binned_max: int | None = None,
 ) -> dict[str, int]:
     """Pass 2: offer each sentence that passes the common filters to every task.
 
     The sentences of ``min_tokens``..``max_tokens`` tokens come from the frequency pass's
-    cache, already parsed and checked."""
+    cache, already parsed and checked. ``binned_max`` (treebank mode): a sentence longer than
+    this is not offered to the tasks whose length bins end there."""
     h_of = text_hasher(config.seed, lang)
     counts = {"in_length_range": cache.count, "whitespace_token": 0, "offered": 0}
-    asks = [(run, run.candidate, run.ctx, run.rng, run.salt_rng) for run in runs]
+    every = [(run, run.candidate, run.ctx, run.rng, run.salt_rng) for run in runs]
+    longer = [a for a in every if not tbmode.binned(a[2].params)]
+    cap = cache.hi if binned_max is None else binned_max
     bar = _progress(config, "extract pass 2/2 (selection)", cache.count)
     pending = 0
     with bar:
@@ -172,6 +183,7 @@ def _selection_pass(
                 continue
             counts["offered"] += 1
             h = h_of(text)
+            asks = every if len(tokens) <= cap else longer
             for run, candidate, ctx, r, salt in asks:
                 r._pending = h ^ salt  # LazyRandom.arm, inlined: this loop is the hot path
                 cand = candidate(sent, ctx, r)
@@ -218,11 +230,17 @@ class Extraction:
         if c.allow_partial:
             na.update(self._too_small(na))
         applicable.raise_undeclared(na, self.profile, c.allow_partial)
+        corpus = self._below_min_test(na) if c.treebank else {}
+        na.update(corpus)
         results = [r for r in self.results if r.run.spec.file not in na]
         raise_unfilled(results, c.allow_partial, c.exclusive)
         for r in self.results:
             if r.run.spec.file in na:
                 manifest["tasks"][r.run.spec.file] = _found_entry(r, na, manifest)
+                if r.run.spec.file in corpus:
+                    manifest["tasks"][r.run.spec.file]["kind"] = applicable.CORPUS
+        for f in na:
+            manifest.get("treebank", {}).get("task_sizes", {}).pop(f, None)
         manifest["task_order"] = [f for f in manifest["task_order"] if f not in na]
         if small := small_test_splits(manifest):
             manifest["warnings"] = small
@@ -239,6 +257,14 @@ class Extraction:
         for line in yield_lines(manifest):
             log.info("%s", line)
         return manifest
+
+    def _below_min_test(self, na: dict[str, str]) -> dict[str, str]:
+        """Treebank mode: the tasks whose test split would be below ``min_test`` lines."""
+        c = self.config
+        small = applicable.below_min_test(self.results, c.min_test, c.ratio, na)
+        for f, reason in sorted(small.items()):
+            log.warning("%s: not applicable to this corpus: %s", f, reason)
+        return small
 
     def _too_small(self, na: dict[str, str]) -> dict[str, str]:
         """The tasks shrunk below one line per class, each reason with what rarer tasks took
@@ -279,6 +305,11 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
 def run_extraction(config: ExtractConfig) -> Extraction:
     """Both passes over ``config.inputs``, without writing (temporary files go to ``out``)."""
     _validate(config)
+    asked = config
+    if config.treebank:  # every task sized from the caps down; tasks share sentences
+        tbmode.validate(config.ratio, config.min_test)
+        sizes = tbmode.run_sizes(config.ratio, config.sizes)
+        config = dataclasses.replace(config, sizes=sizes, exclusive=False)
     profile = load_profile(config.lang)
     specs = _select_tasks(config.tasks)
     na = applicable.declared(profile, specs)
@@ -295,10 +326,15 @@ def run_extraction(config: ExtractConfig) -> Extraction:
         check_window(length)
         apply_bins(params, length, profile.tasks, config.params)
         run_specs = [s for s in specs if s.file not in na]
+        win = tbmode.window(length, config.max_tokens, paths) if config.treebank else None
         results, found, windows, notes, parts = _run_passes(
-            config, profile, run_specs, params, length, paths
+            config, profile, run_specs, params, length, paths, win
         )
     manifest = build_manifest(config, profile, results, params, *parts)
+    if win is not None:
+        manifest["treebank"] = tbmode.manifest_entry(
+            config.ratio, config.min_test, asked.sizes, win, results
+        )
     manifest["common"] = {"min_tokens": length.min_tokens, "max_tokens": length.max_tokens}
     manifest["length"] = length.manifest(bins_of(params))
     for file, how in windows.items():
@@ -318,6 +354,7 @@ def _run_passes(
     params: dict[str, Any],
     length: LengthPlan,
     paths: list[str],
+    win: tbmode.TreebankWindow | None = None,
 ) -> tuple[
     list[TaskResult],
     dict[str, str],
@@ -328,10 +365,14 @@ def _run_passes(
     """Both passes and the resolution; returns the results, the tasks found with nothing to
     write (``{file: reason}``, :func:`xprobe.extract.applicable.detect`), the frequency windows
     used (``params`` resolved in place), the exclusivity notes of short tasks
-    (:mod:`xprobe.extract.starved`) and (reader stats, corpus stats, pass counts, inputs)."""
+    (:mod:`xprobe.extract.starved`) and (reader stats, corpus stats, pass counts, inputs).
+    ``win``: treebank mode's windows (every task but the length-binned ones up to the longest
+    sentence); the results are then settled (:func:`xprobe.extract.tbmode.settle`)."""
     names = ["<stdin>" if p == "-" else p for p in config.inputs]
+    hi = win.longest if win is not None else length.max_tokens
+    binned_max = win.binned if win is not None else None
     with (
-        SentenceCache(length.min_tokens, length.max_tokens, Path(config.out)) as cache,
+        SentenceCache(length.min_tokens, hi, Path(config.out)) as cache,
         _tables_kept_from_gc(),
     ):
         read = ReadStats()
@@ -343,12 +384,14 @@ def _run_passes(
             windows = resolve_all_windows(run_specs, params, stats.tokens, config.windows)
             runs = _prepare_runs(run_specs, profile, params, stats, config)
             gc.freeze()  # the tables and indexes, from now on outside the collector's view
-        counts = _selection_pass(cache, names, runs, config, profile.code)
+        counts = _selection_pass(cache, names, runs, config, profile.code, binned_max)
         results = resolve(runs, config.exclusive)
         notes = exclusivity_notes(results) if config.exclusive else {}
-        results = _top_up(cache, names, results, config, profile.code)
+        results = _top_up(cache, names, results, config, profile.code, binned_max=binned_max)
+        if win is not None:
+            tbmode.settle(results, config.ratio, config.min_test)
         sentences = (s for _, _, s in cache.sentences(names))
-        window = (length.min_tokens, length.max_tokens)
+        window = (length.min_tokens, hi)
         found = applicable.detect(results, sentences, window, cache.count, allow_partial=False)
     inputs = [
         {"path": given, "sha256": sha256_file(p)}
@@ -431,6 +474,7 @@ def _top_up(
     config: ExtractConfig,
     lang: str,
     rounds: int = 2,
+    binned_max: int | None = None,
 ) -> list[TaskResult]:
     """Re-run the selection pass for tasks that fell short although their pools overflowed.
 
@@ -463,7 +507,7 @@ def _top_up(
                 )
             )
         log.info("selection pass again for %s", ", ".join(r.spec.name for r in runs))
-        _selection_pass(cache, names, runs, config, lang)
+        _selection_pass(cache, names, runs, config, lang, binned_max)
         fresh = {r.index: r for r in runs}
         results = resolve([fresh.get(r.run.index, r.run) for r in results], config.exclusive)
     return results

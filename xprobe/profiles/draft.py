@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
@@ -37,6 +38,9 @@ FEATURES = ("Tense", "Number", "VerbForm", "Aspect")
 PAST, PRES = ("Past", "Imp", "Pqp"), ("Pres",)
 SMALL = 5_000_000  # below this many tokens, windows per million (docs/tasks.md)
 WINDOW = {"min_per_million": 5.0, "max_per_million": 1000.0}
+# treebank mode's defaults (xprobe.extract.treebank, a later stage: not imported from here)
+TREEBANK_RATIO = (80, 10, 10)
+MIN_TEST = 100
 
 
 @dataclasses.dataclass
@@ -128,9 +132,15 @@ def _applicability(profile: LanguageProfile, c: _Counts) -> dict[str, tuple[int,
             **profile.tasks,
             "sentence_length": {"bins": edges[:-1], **profile.tasks.get("sentence_length", {})},
         })  # fmt: skip
-    kept = [s for s in c.sentences if lo <= len(s.tokens) <= hi]
+    # as extract --treebank offers them: no token with a space inside (SentEval lines are
+    # split on spaces), at least lo tokens, and at most hi for the tasks with length bins only
+    usable = [s for s in c.sentences if len(s.tokens) >= lo and " " not in "".join(s.tokens)]
+    longest = max((len(s.tokens) for s in usable), default=hi)
     for spec in TASKS.values():
         params = resolve_params(spec, profile)
+        binned = hasattr(params, "bins") or hasattr(params, "length_bins")
+        top = hi if binned else max(hi, longest)
+        kept = [s for s in usable if len(s.tokens) <= top]
         if hasattr(params, "min_per_million") and params.min_per_million:
             from math import ceil, floor
 
@@ -151,7 +161,7 @@ def _applicability(profile: LanguageProfile, c: _Counts) -> dict[str, tuple[int,
         reason = None
         if n == 0:
             reason = explain_none(
-                spec, ctx, kept, f"the {len(kept)} sentences of {lo}..{hi} tokens"
+                spec, ctx, kept, f"the {len(kept)} sentences of {lo}..{top} tokens"
             )
         elif "*" not in labels:
             reason = single_label(spec, {lab: labels[lab] for lab in spec.labels_of(ctx)})
@@ -215,28 +225,50 @@ def _render(data: dict, na: dict[str, str], comments: list[str]) -> str:
 
 
 def draft_profile(
-    paths: Sequence[str], code: str, name: str = "", allow_no_feats: bool = False
+    paths: Sequence[str],
+    code: str,
+    name: str = "",
+    allow_no_feats: bool = False,
+    profile_path: str | None = None,
 ) -> tuple[str, list[str]]:
-    """The TOML text of a drafted profile and a short report, one line per task."""
+    """The TOML text of a drafted profile and a short report, one line per task, then the
+    treebank-mode command that extracts it (``profile_path``: where the profile is written)."""
     c = _read(paths)
     _missing(paths, c, allow_no_feats)
     data = _base(code, name, c)
     profile = profile_from_dict(data, f"draft {code}")
     found = _applicability(profile, c)
     na = {f: r for f, (_, r) in found.items() if r is not None}
-    report = [
-        f"{f}: " + (f"n/a ({r})" if r else f"applies: {n} candidates")
-        for f, (n, r) in found.items()
-    ]
-    least = min((n for f, (n, r) in found.items() if r is None), default=0)
-    report.append(
-        f"the rarest applicable task has {least} candidates: with 9 tasks on disjoint sentences "
-        f"ask --sizes of at most about {max(1, least * 5 // 7)},{max(1, least // 7)},"
-        f"{max(1, least // 7)} (a treebank is small: shrink --sizes)"
-    )
+    report = [f"{f}: " + (f"n/a ({r})" if r else _applies(n)) for f, (n, r) in found.items()]
+    report += _advice(paths, profile_path or f"{code}.toml", code)
     text = _render(data, na, _comments(paths, c))
     profile_from_dict(_toml(text), f"draft {code}")  # what is written must load
     return text, report
+
+
+def _applies(n: int) -> str:
+    """``applies: N candidates`` and, when they cannot give ``MIN_TEST`` test lines in treebank
+    mode's ratio, that extract will record the task n/a (too small a corpus)."""
+    most = n * TREEBANK_RATIO[2] // sum(TREEBANK_RATIO)
+    if most >= MIN_TEST:
+        return f"applies: {n} candidates"
+    return (
+        f"applies: {n} candidates, but at most {most} test lines in treebank mode: below "
+        f"{MIN_TEST}, extract records it n/a (the corpus is too small)"
+    )
+
+
+def _advice(paths: Sequence[str], profile_path: str, code: str) -> list[str]:
+    """How to extract a treebank: treebank mode sizes every task from what the treebank fills
+    (fixed --sizes either starve the rare tasks or give every task a test split too small)."""
+    files = " ".join(shlex.quote(str(p)) for p in paths)
+    return [
+        "a treebank is small: extract it in treebank mode, each task sized from what it can "
+        f"fill ({'/'.join(map(str, TREEBANK_RATIO))}, tasks sharing sentences, at least "
+        f"{MIN_TEST} test lines or n/a):",
+        f"  xprobe extract --treebank --lang {shlex.quote(profile_path)} --out "
+        f"probing/{shlex.quote(code)} {files}",
+    ]
 
 
 def _toml(text: str) -> dict:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xprobe import __version__
-from xprobe.probe.provenance import not_applicable_tasks
+from xprobe.probe.provenance import manifest_tasks, not_applicable_tasks
 
 __all__ = ["na_records", "split_na"]
 
@@ -31,10 +31,10 @@ def split_na(
     data_dir: Any, tasks: Sequence[str] | None
 ) -> tuple[dict[str, tuple[str, str]], list[str] | None]:
     """The n/a tasks asked for (``{file: (name, reason)}``) and the task list left to load
-    (None: all; an empty list: none)."""
+    (None: all; an empty list: none, as when the manifest marks every task n/a)."""
     na = {f: v for f, v in not_applicable_tasks(data_dir).items() if _asked(f, v[0], tasks)}
     if not tasks:
-        return na, None
+        return na, [] if na and len(na) == len(manifest_tasks(data_dir)) else None
     names = {x.lower() for f, (n, _) in na.items() for x in (f, n)}
     return na, [t for t in tasks if t.lower() not in names]
 

@@ -128,7 +128,7 @@ def test_a_draft_with_no_usable_task_is_one_line_and_writes_nothing(tmp_path: Pa
     assert not out.exists() and not list(tmp_path.glob("profiles/*"))
 
 
-SMALL = ["hy", "ta", "vi"]  # three families; Vietnamese has no FEATS, Tamil 200 sentences
+SMALL = ["ga", "hy", "ta", "wo"]  # four families, drafted profiles; Tamil: 200 sentences
 
 
 @pytest.mark.slow
@@ -173,6 +173,12 @@ def test_ud_study_over_shared_data_writes_coverage(tmp_path: Path) -> None:
     md = (out / "report" / "coverage.md").read_text()
     assert all(f"| {c} | draft |" in md or f"| {c} | shipped |" in md for c in SMALL)
     assert (out / "report" / "report.md").exists()
-    assert any((out / "report").glob("languages_ud_*_baseline.png"))
+    filled = sorted(c for c, lang in cov["languages"].items()
+                    if any(x["test"] for x in lang["tasks"].values()))  # fmt: skip
+    assert filled == ["ga", "hy", "wo"]  # Tamil: every task n/a (corpus), and says so
+    assert all(x["kind"] == "corpus" for x in cov["languages"]["ta"]["tasks"].values()
+               if x["reason"].startswith("the corpus is too small"))  # fmt: skip
+    heat = (out / "report" / "languages_ud_majority_baseline.md").read_text()
+    assert [row.split(" | ")[0] for row in heat.splitlines()[2:]] == ["| ga", "| hy", "| wo"]
     for c in SMALL:
         assert (out / "datasets" / c / "README.md").exists()

@@ -31,7 +31,7 @@ def split_na(
     data_dir: Any, tasks: Sequence[str] | None
 ) -> tuple[dict[str, tuple[str, str]], list[str] | None]:
     """The n/a tasks asked for (``{file: (name, reason)}``) and the task list left to load
-    (None: all; an empty list: none, as when the manifest marks every task n/a)."""
+    (None: all; an empty list: none)."""
     na = {f: v for f, v in not_applicable_tasks(data_dir).items() if _asked(f, v[0], tasks)}
     if not tasks:
         return na, [] if na and len(na) == len(manifest_tasks(data_dir)) else None

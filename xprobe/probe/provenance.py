@@ -53,18 +53,6 @@ def partial_tasks(data_dir: str | os.PathLike[str]) -> set[str]:
             if isinstance(entry, dict) and entry.get("partial")}  # fmt: skip
 
 
-def manifest_tasks(data_dir: str | os.PathLike[str]) -> dict[str, Any]:
-    """The manifest's ``tasks`` table (empty without a readable manifest)."""
-    p = Path(data_dir) / "manifest.json"
-    if not p.is_file():
-        return {}
-    try:
-        tasks = json.loads(p.read_text(encoding="utf-8")).get("tasks", {})
-    except (json.JSONDecodeError, AttributeError):
-        return {}
-    return tasks if isinstance(tasks, dict) else {}
-
-
 def not_applicable_tasks(data_dir: str | os.PathLike[str]) -> dict[str, tuple[str, str]]:
     """``{file stem: (task name, reason)}`` for the tasks the manifest marks not applicable."""
     p = Path(data_dir) / "manifest.json"
@@ -79,3 +67,15 @@ def not_applicable_tasks(data_dir: str | os.PathLike[str]) -> dict[str, tuple[st
         for f, e in sorted(tasks.items())
         if isinstance(e, dict) and e.get("applicable", True) is False
     }
+
+
+def manifest_tasks(data_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest's ``tasks`` table (empty without a readable manifest)."""
+    p = Path(data_dir) / "manifest.json"
+    if not p.is_file():
+        return {}
+    try:
+        tasks = json.loads(p.read_text(encoding="utf-8")).get("tasks", {})
+    except (json.JSONDecodeError, AttributeError):
+        return {}
+    return tasks if isinstance(tasks, dict) else {}

@@ -137,22 +137,3 @@ def test_task_whose_test_sentences_all_occur_in_training_is_na_not_missing(tmp_p
     write_report(read_records(res), tmp_path / "rep")
     table = next((tmp_path / "rep").glob("baselines_*.md")).read_text(encoding="utf-8")
     assert "TreeDepth" in table.splitlines()[0] and "n/a (20 of 20 test sentences" in table
-
-
-def test_a_folder_whose_every_task_is_na_gives_na_records_not_an_error(tmp_path: Path) -> None:
-    """A treebank too small for every task (UD Tamil at --min-test 100): each task n/a, no task
-    file; the probe records every one as n/a instead of failing on a folder without files."""
-    import json
-
-    d = tmp_path / "ud" / "ta"
-    d.mkdir(parents=True)
-    tasks = {f: {"task": n, "applicable": False, "reason": f"{n}: test would hold 3 lines",
-                 "decided_by": "extract", "file": None, "lines": 0}
-             for f, n in (("sentence_length", "SentLen"), ("bigram_shift", "BShift"))}  # fmt: skip
-    (d / "manifest.json").write_text(json.dumps({"language": "ta", "tasks": tasks}))
-    recs = run_probe(None, d, tmp_path / "r.jsonl", ProbeOptions(classifiers=("majority",)))
-    assert sorted((r["task"], r["not_applicable"]) for r in recs) == [
-        ("BShift", "BShift: test would hold 3 lines"),
-        ("SentLen", "SentLen: test would hold 3 lines"),
-    ]
-    assert all("value" not in r for r in recs)

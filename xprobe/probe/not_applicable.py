@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xprobe import __version__
-from xprobe.probe.provenance import manifest_tasks, not_applicable_tasks
+from xprobe.probe.provenance import not_applicable_tasks
 
 __all__ = ["na_records", "split_na"]
 
@@ -34,7 +34,7 @@ def split_na(
     (None: all; an empty list: none)."""
     na = {f: v for f, v in not_applicable_tasks(data_dir).items() if _asked(f, v[0], tasks)}
     if not tasks:
-        return na, [] if na and len(na) == len(manifest_tasks(data_dir)) else None
+        return na, None
     names = {x.lower() for f, (n, _) in na.items() for x in (f, n)}
     return na, [t for t in tasks if t.lower() not in names]
 

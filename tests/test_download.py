@@ -609,3 +609,15 @@ def test_ud_release_corrupt_archive_is_refused(bad_server: Server, tmp_path: Pat
         fetch(item, progress=False)
     assert not item.dest.exists() and not part_of(item).exists()
     assert not item.unpack_to.exists()  # type: ignore[union-attr]
+
+
+def test_ud_release_member_climbing_out_is_refused(tmp_path: Path) -> None:
+    from xprobe.download import unpack
+
+    _tgz(tmp_path / "ud-treebanks-v2.14.tgz", {
+        "ud-treebanks-v2.14/UD_Xxx-YYY/xx_yyy-ud-test.conllu": UD_TEST.encode(),
+        "ud-treebanks-v2.14/../../evil.conllu": b"x",
+    })  # fmt: skip
+    with pytest.raises(XProbeError, match="points outside the archive; refused"):
+        unpack(tmp_path / "ud-treebanks-v2.14.tgz", tmp_path / "into", keep_paths=True)
+    assert not (tmp_path / "evil.conllu").exists() and not list(tmp_path.glob("into/**/*.conllu"))

@@ -37,6 +37,11 @@ def treebank_steps(ctx: Any, codes: dict[str, str]) -> list[Step]:
     from xprobe.study.schema import ENTRIES
 
     tb = ctx.data["treebanks"]
+    if not Path(tb["root"]).exists():
+        ctx.error("[treebanks] root:", f"{tb['root']}: no such folder (`xprobe download ud "
+                  "--release X.Y` unpacks a release into the cache's ud/; or --set "
+                  "treebanks.root=DIR, a folder of UD_*/xx_treebank-ud-SPLIT.conllu)")  # fmt: skip
+        return []
     try:
         release = read_release(Path(tb["root"]))
     except XProbeError as e:

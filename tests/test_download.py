@@ -519,3 +519,105 @@ def test_a_cached_file_without_a_record_is_checked_once(server: Server, tmp_path
     assert fetch(item, progress=False) == item.dest and server.requests == []
     record = json.loads(item.dest.with_name("XNLI-1.0.zip.fetched.json").read_text())
     assert record["sha256"] == hashlib.sha256(whole).hexdigest() and "zip CRC" in record["verified"]
+
+
+UD_TEST = (
+    "# sent_id = 1\n# text = Sie liest.\n"
+    "1\tSie\tsie\tPRON\t_\tCase=Nom|Number=Sing\t2\tnsubj\t_\t_\n"
+    "2\tliest\tlesen\tVERB\t_\tTense=Pres\t0\troot\t_\tSpaceAfter=No\n"
+    "3\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_\n\n"
+)
+
+
+def _ud_release(path: Path) -> bytes:
+    """A small UD release archive as LINDAT ships one: a top folder, treebank folders, files
+    that share a base name (README.md, LICENSE.txt) in every treebank."""
+    top = "ud-treebanks-v2.14"
+    _tgz(path, {
+        f"{top}/UD_Xxx-YYY/xx_yyy-ud-test.conllu": UD_TEST.encode(),
+        f"{top}/UD_Xxx-YYY/README.md": b"# Xxx YYY\n",
+        f"{top}/UD_Qtd-ZZZ/qtd_zzz-ud-dev.conllu": UD_TEST.encode(),
+        f"{top}/UD_Qtd-ZZZ/README.md": b"# Qtd ZZZ\n",
+    })  # fmt: skip
+    return path.read_bytes()
+
+
+UD_PATH = "repository/xmlui/bitstream/handle/11234/1-5502/ud-treebanks-v2.14.tgz"
+
+
+def test_ud_release_plan_urls_and_errors(tmp_path: Path) -> None:
+    (item,) = plan("ud", [], cache=tmp_path, release="2.14")
+    assert item.url == f"https://lindat.mff.cuni.cz/{UD_PATH}"
+    assert item.dest == tmp_path / "ud" / "ud-treebanks-v2.14.tgz"
+    assert item.unpack_to == tmp_path / "ud" / "ud-treebanks-v2.14" and item.keep_paths
+    (other,) = plan("ud", [], cache=tmp_path, release="2.99", url="http://m/x.tgz")
+    assert other.url == "http://m/x.tgz" and other.dest.name == "ud-treebanks-v2.99.tgz"
+    with pytest.raises(XProbeError, match=r"release 2\.99 is not in xprobe's table.*--url"):
+        plan("ud", [], cache=tmp_path, release="2.99")
+    with pytest.raises(XProbeError, match="needs --release"):
+        plan("ud", [], cache=tmp_path)
+    with pytest.raises(XProbeError, match="not a release number"):
+        plan("ud", [], cache=tmp_path, release="../2.14", url="http://m/x.tgz")
+    with pytest.raises(XProbeError, match="for `download ud` only"):
+        plan("xnli", [], cache=tmp_path, release="2.14")
+
+
+def test_ud_release_is_fetched_and_unpacked_with_its_folders(
+    server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (server.root / UD_PATH).parent.mkdir(parents=True)
+    _ud_release(server.root / UD_PATH)
+    cache = tmp_path / "c"
+    argv = ["download", "ud", "--release", "2.14", "--cache-dir", str(cache)]
+    assert cli_main([*argv, "--base-url", base(server), "--no-progress"]) == 0
+    release = cache / "ud" / "ud-treebanks-v2.14"
+    assert capsys.readouterr().out.strip() == str(release)
+    assert (release / "UD_Xxx-YYY" / "xx_yyy-ud-test.conllu").read_text() == UD_TEST
+    assert (release / "UD_Qtd-ZZZ" / "README.md").read_text() == "# Qtd ZZZ\n"
+    record = json.loads((cache / "ud" / "ud-treebanks-v2.14.tgz.fetched.json").read_text())
+    assert record["sha256"] == hashlib.sha256((server.root / UD_PATH).read_bytes()).hexdigest()
+    assert "size" in record["verified"]
+    n = len(server.requests)
+    assert cli_main([*argv, "--base-url", base(server), "--no-progress"]) == 0
+    assert len(server.requests) == n  # cached and unpacked: nothing fetched again
+
+
+def test_ud_release_interrupted_transfer_resumes(bad_server: Server, tmp_path: Path) -> None:
+    data = _ud_release(tmp_path / "ud.tgz")
+    (bad_server.root / UD_PATH).parent.mkdir(parents=True)
+    (bad_server.root / UD_PATH).write_bytes(data)
+    (item,) = plan("ud", [], cache=tmp_path / "c", release="2.14", base_url=base(bad_server))
+    bad_server.faults = ["short"]
+    half = len(data) // 2
+    with pytest.raises(XProbeError, match=rf"incomplete: got {half} of {len(data)} bytes"):
+        fetch(item, progress=False)
+    assert not item.dest.exists() and not item.unpack_to.exists()  # type: ignore[union-attr]
+    assert part_of(item).stat().st_size == half
+    release = fetch(item, progress=False)
+    assert bad_server.requests[-1][1] == f"bytes={half}-"
+    assert item.dest.read_bytes() == data
+    assert (release / "UD_Xxx-YYY" / "xx_yyy-ud-test.conllu").read_text() == UD_TEST
+
+
+def test_ud_release_corrupt_archive_is_refused(bad_server: Server, tmp_path: Path) -> None:
+    data = bytearray(_ud_release(tmp_path / "ud.tgz"))
+    data[len(data) // 2] ^= 0xFF  # right size, wrong content: the gzip CRC or inflate fails
+    (bad_server.root / UD_PATH).parent.mkdir(parents=True)
+    (bad_server.root / UD_PATH).write_bytes(bytes(data))
+    (item,) = plan("ud", [], cache=tmp_path / "c", release="2.14", base_url=base(bad_server))
+    with pytest.raises(XProbeError, match=r"^ud-treebanks-v2\.14\.tgz: corrupt or truncated"):
+        fetch(item, progress=False)
+    assert not item.dest.exists() and not part_of(item).exists()
+    assert not item.unpack_to.exists()  # type: ignore[union-attr]
+
+
+def test_ud_release_member_climbing_out_is_refused(tmp_path: Path) -> None:
+    from xprobe.download import unpack
+
+    _tgz(tmp_path / "ud-treebanks-v2.14.tgz", {
+        "ud-treebanks-v2.14/UD_Xxx-YYY/xx_yyy-ud-test.conllu": UD_TEST.encode(),
+        "ud-treebanks-v2.14/../../evil.conllu": b"x",
+    })  # fmt: skip
+    with pytest.raises(XProbeError, match="points outside the archive; refused"):
+        unpack(tmp_path / "ud-treebanks-v2.14.tgz", tmp_path / "into", keep_paths=True)
+    assert not (tmp_path / "evil.conllu").exists() and not list(tmp_path.glob("into/**/*.conllu"))

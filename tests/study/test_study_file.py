@@ -119,7 +119,7 @@ def test_paths_placeholders_variants_and_set(folder: Path, monkeypatch: pytest.M
         load_study(folder / "s.toml", folder / "out", "huge")
 
 
-@pytest.mark.parametrize("name", ["sample", "xprobe-2019", "modern"])
+@pytest.mark.parametrize("name", ["sample", "xprobe-2019", "modern", "ud"])
 def test_shipped_studies_have_only_known_keys(name: str) -> None:
     errors: list[str] = []
     check_keys(read_study(STUDIES_DIR / f"{name}.toml"), name, errors)

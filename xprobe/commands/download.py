@@ -11,6 +11,8 @@ WHAT is one of:
   multiun      MultiUN parallel text from OPUS (Moses format), unpacked into multiun/en-LANG/
   snli         SNLI 1.0, unpacked into nli/snli_1.0/ (no --lang)
   multinli     MultiNLI 1.0, unpacked into nli/multinli_1.0/ (no --lang)
+  ud           a Universal Dependencies release (--release X.Y; LINDAT), every treebank,
+               unpacked with its folders into ud/ud-treebanks-vX.Y/ (no --lang)
 
 The cache is --cache-dir, else $XPROBE_CACHE, else $XDG_CACHE_HOME/xprobe (~/.cache/xprobe).
 Interrupted downloads resume from NAME.part. A file appears in the cache only when complete
@@ -26,6 +28,8 @@ Examples:
   xprobe download xnli
   xprobe download europarl --lang de es fr
   xprobe download multiun --lang fr ru
+  xprobe download ud --release 2.14
+  xprobe download ud --release 2.17 --url https://.../ud-treebanks-v2.17.tgz
 """
 
 from __future__ import annotations
@@ -33,7 +37,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-HELP = "download UDPipe models, Wikipedia dumps, fastText vectors, MUSE, XNLI, parallel text"
+HELP = (
+    "download UDPipe models, Wikipedia dumps, fastText vectors, MUSE, XNLI, parallel text, "
+    "UD releases"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +76,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--split", default="full", choices=sorted(MUSE_SPLITS), help="MUSE dictionary (full)"
     )
+    parser.add_argument("--release", metavar="X.Y", help="UD release of `download ud` (e.g. 2.14)")
+    parser.add_argument(
+        "--url",
+        metavar="URL",
+        help="UD release archive's URL (ud-treebanks-vX.Y.tgz): needed for a release xprobe "
+        "does not know, or a moved file",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -85,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         ext=args.ext,
         src=args.src,
         muse_split=args.split,
+        release=args.release,
+        url=args.url,
     )
     for item in items:
         print(fetch(item, progress=not args.no_progress))

@@ -4,7 +4,8 @@ and the parallel corpora of the mapping recipes (Europarl v7, MultiUN from OPUS)
 Files go to a cache folder: ``--cache-dir``, else ``$XPROBE_CACHE``, else
 ``$XDG_CACHE_HOME/xprobe``, else ``~/.cache/xprobe``; each kind in its own subfolder
 (``udpipe/``, ``wikipedia/``, ``fasttext/``, ``muse/``, ``xnli/``, ``europarl/``, ``multiun/``;
-archives of parallel text are unpacked into ``europarl/de-en/``, ``multiun/en-ru/`` etc.).
+archives of parallel text are unpacked into ``europarl/de-en/``, ``multiun/en-ru/`` etc.; a UD
+release keeps its folders: ``ud/ud-treebanks-v2.14/UD_English-EWT/en_ewt-ud-test.conllu``).
 
 A download is written to ``NAME.part`` and resumed from where it stopped (HTTP ``Range``). It is
 renamed to ``NAME`` only when complete and verified, so a file in the cache is always whole:
@@ -30,12 +31,13 @@ Example::
 from __future__ import annotations
 
 from xprobe.download.fetch import fetch, published_checksum
-from xprobe.download.plan import MUSE_SPLITS, SOURCES, WHAT, Item, cache_dir, plan
+from xprobe.download.plan import MUSE_SPLITS, SOURCES, UD_RELEASES, WHAT, Item, cache_dir, plan
 from xprobe.download.unpack import unpack
 
 __all__ = [
     "MUSE_SPLITS",
     "SOURCES",
+    "UD_RELEASES",
     "WHAT",
     "Item",
     "cache_dir",

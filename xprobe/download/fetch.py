@@ -55,7 +55,7 @@ def fetch(item: Item, progress: bool = True) -> Path:
     else:
         _fetch(item, progress)
     if item.unpack_to is not None:
-        unpack(item.dest, item.unpack_to)
+        unpack(item.dest, item.unpack_to, keep_paths=item.keep_paths)
         return item.unpack_to
     return item.dest
 

@@ -4,8 +4,9 @@ Members are written flat, by base name (where the mapping recipes look for them:
 ``europarl/de-en/europarl-v7.de-en.en``), except members whose base name another member shares:
 those keep their path inside the archive (``a/README``, ``b/README``), so that none overwrites
 another. Directories, links and macOS junk (``__MACOSX/``, ``._name``) are skipped; a member
-path that climbs out (``..``) is refused. A marker file records completion, so an interrupted
-unpack is redone and a finished one is not.
+path that climbs out (``..``) is refused. With ``keep_paths`` (a UD release), every member keeps
+its path, less a top folder that all members share (``ud-treebanks-v2.14/``). A marker file
+records completion, so an interrupted unpack is redone and a finished one is not.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 CHUNK = 1 << 20
 
 
-def unpack(archive: Path, into: Path) -> list[Path]:
+def unpack(archive: Path, into: Path, keep_paths: bool = False) -> list[Path]:
     """Extract the regular files of ``archive`` into ``into``; return their paths, sorted."""
     marker = into / f".unpacked-{archive.name}"
     if marker.exists():
@@ -41,7 +42,7 @@ def unpack(archive: Path, into: Path) -> list[Path]:
     try:
         with _members(archive) as members:
             names = [name for name, _ in members]
-            targets = _targets(names, archive)
+            targets = _paths(names, archive) if keep_paths else _targets(names, archive)
             for name, opener in members:
                 with opener() as stream:
                     written.append(_copy(stream, into / targets[name]))
@@ -55,14 +56,27 @@ def unpack(archive: Path, into: Path) -> list[Path]:
     return sorted(written)
 
 
+def _parts(name: str, archive: Path) -> list[str]:
+    parts = [p for p in PurePosixPath(name).parts if p not in ("/", ".", "")]
+    if ".." in parts or not parts:
+        raise XProbeError(f"{archive}: member {name!r} points outside the archive; refused")
+    return parts
+
+
+def _paths(names: list[str], archive: Path) -> dict[str, str]:
+    """Member name -> its path, less the top folder every member shares (when there is one)."""
+    split = {name: _parts(name, archive) for name in names}
+    tops = {p[0] for p in split.values()}
+    cut = 1 if len(tops) == 1 and all(len(p) > 1 for p in split.values()) else 0
+    return {name: "/".join(p[cut:]) for name, p in split.items()}
+
+
 def _targets(names: list[str], archive: Path) -> dict[str, str]:
     """Member name -> path under the folder: the base name, or the whole path where it is shared."""
     counts = collections.Counter(PurePosixPath(n).name for n in names)
     out = {}
     for name in names:
-        parts = [p for p in PurePosixPath(name).parts if p not in ("/", ".", "")]
-        if ".." in parts or not parts:
-            raise XProbeError(f"{archive}: member {name!r} points outside the archive; refused")
+        parts = _parts(name, archive)
         out[name] = parts[-1] if counts[parts[-1]] == 1 else "/".join(parts)
     shared = sorted({t for t in out.values() if "/" in t})
     if shared:

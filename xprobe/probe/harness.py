@@ -39,7 +39,7 @@ from xprobe.probe.datasets import ProbingSet, dir_language, ensure_train, load_p
 from xprobe.probe.design import warn_few_per_class
 from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
 from xprobe.probe.not_applicable import na_records, split_na
-from xprobe.probe.provenance import encoder_fields, partial_tasks
+from xprobe.probe.provenance import encoder_fields, manifest_tasks, partial_tasks
 from xprobe.probe.records import append_records, pack_correct, read_records, record_key
 
 __all__ = [
@@ -125,6 +125,8 @@ def run_probe(
     if needs_encoder and encoder is None:
         raise XProbeError("--encoder is required for classifiers " + ", ".join(opts.classifiers))
     na, wanted = split_na(data_dir, opts.tasks)
+    if wanted is None and na and len(na) == len(manifest_tasks(data_dir)):
+        wanted = []  # every task n/a (a treebank too small for any): records, no files to load
     loaded = [] if wanted == [] else load_probing_dir(data_dir, opts.layout, wanted, opts.language)
     sets = [ensure_train(ps) for ps in loaded]
     # checked and rid of va/te sentences seen in training first, then capped

@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["encoder_fields", "not_applicable_tasks", "partial_tasks"]
+__all__ = ["encoder_fields", "manifest_tasks", "not_applicable_tasks", "partial_tasks"]
 
 
 def encoder_fields(spec: Any) -> dict[str, str]:
@@ -90,3 +90,15 @@ def not_applicable_tasks(data_dir: str | os.PathLike[str]) -> dict[str, tuple[st
         for f, e in sorted(tasks.items())
         if isinstance(e, dict) and e.get("applicable", True) is False
     }
+
+
+def manifest_tasks(data_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest's ``tasks`` table (empty without a readable manifest)."""
+    p = Path(data_dir) / "manifest.json"
+    if not p.is_file():
+        return {}
+    try:
+        tasks = json.loads(p.read_text(encoding="utf-8")).get("tasks", {})
+    except (json.JSONDecodeError, AttributeError):
+        return {}
+    return tasks if isinstance(tasks, dict) else {}

@@ -12,6 +12,8 @@ separate cells or tables. ``write_report(records, out_dir)`` writes:
 * ``relative_<dataset>_<classifier>_<lang>[_<setting>].png``: language minus reference language
   per paired encoder (:mod:`xprobe.report.relative`; X-Probe Figure 4);
 * ``datasets_<lang>_<classifier>_<A>_vs_<B>.png``: the reference language on two datasets;
+* ``languages_<dataset>_<classifier>_<encoder>.{png,md}``: with three languages or more, test
+  accuracy with languages as rows, tasks as columns (:mod:`xprobe.report.languages`);
 * with XNLI accuracies: ``xnli_spearman_<dataset>_<classifier>.{md,csv,png}`` (Figure 3);
 * ``stability.md`` when a language's records hold >= 2 (classifier, max_train) settings over
   >= 3 encoders (Eger et al. 2020; see :mod:`xprobe.probe.robustness`);
@@ -41,6 +43,7 @@ import numpy as np
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
 from xprobe.report.group import Experiment, group_experiments, setting_label
+from xprobe.report.languages import write_language_heatmaps
 from xprobe.report.layers import write_layer_report
 from xprobe.report.md import escape, escape_records, unescape
 from xprobe.report.na import add_na_columns, na_section, split_records
@@ -208,6 +211,7 @@ def write_report(
     written += _baselines(exps, out, sections, stats, na)
     written += _relative_all(tables, out, reference, sections, stats)
     written += _table1_all(tables, out, sections)
+    written += write_language_heatmaps(exps, out, sections)  # >= 3 languages: rows languages
     written += _datasets_figures(tables, out, reference, sections)
     if xnli is not None:
         acc = {(escape(lang), escape(enc)): v for (lang, enc), v in load_xnli(xnli).items()}

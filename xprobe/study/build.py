@@ -121,7 +121,7 @@ def _resolve_paths(ctx: _Ctx) -> None:
             where = f"[{section}.{name}]"
             for key, (kind, _) in spec.items():
                 entry[key] = _resolve(ctx, kind, entry[key], f"{where} {key}")
-    for section in ("study", "probe", "report"):
+    for section in ("study", "treebanks", "probe", "report"):
         for key, (kind, _) in SINGLES[section].items():
             data[section][key] = _resolve(ctx, kind, data[section][key], f"[{section}] {key}")
 

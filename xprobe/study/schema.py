@@ -1,10 +1,10 @@
 """The study file's keys, their types and defaults, and their validation (``docs/studies.md``).
 
-A study file is TOML. Single tables: ``[study]``, ``[sample]``, ``[probe]``, ``[report]``; named
-entries: ``[languages.NAME]``, ``[vectors.NAME]``, ``[nli.NAME]``, ``[mappings.NAME]``,
-``[encoders.NAME]``, ``[download.NAME]``; ``[variants.NAME]`` holds tables merged over the file by
-``--variant NAME``. Every problem is one line naming the file and the key; all of them are
-reported together, before anything runs.
+A study file is TOML. Single tables: ``[study]``, ``[sample]``, ``[treebanks]``, ``[probe]``,
+``[report]``; named entries: ``[languages.NAME]``, ``[vectors.NAME]``, ``[nli.NAME]``,
+``[mappings.NAME]``, ``[encoders.NAME]``, ``[download.NAME]``; ``[variants.NAME]`` holds tables
+merged over the file by ``--variant NAME``. Every problem is one line naming the file and the
+key; all of them are reported together, before anything runs.
 """
 
 from __future__ import annotations
@@ -51,6 +51,14 @@ SINGLES: dict[str, dict[str, tuple[str, Any]]] = {
         "rounds": ("bool", True),  # parse in rounds until every quota can be met
     },
     "sample": {"sentences": ("int", 12000), "treebank": ("int", 1000)},
+    # a UD release folder: every language in it extracted from gold (xprobe.study.treebanks)
+    "treebanks": {
+        "root": ("path", ""),
+        "langs": ("strs", []),  # only these codes (default: every language of the release)
+        "exclude": ("strs", []),
+        "min_test": ("int", 100),
+        "export": ("bool", True),  # Hugging Face datasets per language under OUT/datasets/
+    },
     "probe": {
         "classifiers": ("strs", []),
         "baselines": ("strs", ["majority", "length"]),

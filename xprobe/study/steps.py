@@ -1,7 +1,8 @@
 """The steps of a validated study, in run order: sample, downloads, languages (UDPipe, corpus,
-extract), word vectors, NLI encoders, mappings, probes, report. Each step writes under ``OUT``
-(``sample/``, ``models/``, ``corpus/``, ``probing/``, ``vectors/``, ``results/``, ``report/``) or,
-for downloads, into the cache; see ``docs/studies.md``."""
+extract; the languages of a UD release folder: :mod:`xprobe.study.treebanks`), word vectors, NLI
+encoders, mappings, probes, report (and, for a release, exports and the coverage table). Each
+step writes under ``OUT`` (``sample/``, ``models/``, ``corpus/``, ``probing/``, ``vectors/``,
+``results/``, ``report/``) or, for downloads, into the cache; see ``docs/studies.md``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from xprobe.errors import XProbeError
 from xprobe.study.actions import call
 from xprobe.study.language import flags, language_steps
 from xprobe.study.state import Step
+from xprobe.study.treebanks import coverage_step, export_steps, treebank_steps
 
 __all__ = ["all_steps"]
 
@@ -33,8 +35,10 @@ def all_steps(ctx: Any) -> list[Step]:
         found = _download(ctx, f"download-{name}", d["what"], d["langs"], d["options"])
         steps += _from(f"[download.{name}]", found)
     codes: dict[str, str] = {}
-    for name, lang in data["languages"].items():
+    for name, lang in list(data["languages"].items()):
         steps += _from(f"[languages.{name}]", _language(ctx, name, lang, codes))
+    treebanks = treebank_steps(ctx, codes) if data["treebanks"]["root"] else []
+    steps += _from("[treebanks]", treebanks)
     for name, v in data["vectors"].items():
         steps += _from(f"[vectors.{name}]", _vectors(ctx, name, v))
     for name, n in data["nli"].items():
@@ -45,6 +49,10 @@ def all_steps(ctx: Any) -> list[Step]:
     steps += probes
     if probes:
         steps.append(_report(ctx, [s.outputs[0] for s in probes]))
+    if treebanks:
+        if data["treebanks"]["export"]:
+            steps += export_steps(ctx, [s.name.removeprefix("treebank-") for s in treebanks])
+        steps.append(coverage_step(ctx, treebanks, ("report",) if probes else ()))
     return _downloads_first(steps)
 
 
@@ -62,7 +70,8 @@ def _downloads_first(steps: list[Step]) -> list[Step]:
 def _download(ctx: Any, step: str, what: str, langs: list[str], options: dict) -> list[Step]:
     from xprobe.download import plan
 
-    kw = {"date": "date", "base_url": "base_url", "ext": "ext", "src": "src", "split": "muse_split"}
+    kw = {"date": "date", "base_url": "base_url", "ext": "ext", "src": "src", "split": "muse_split",
+          "release": "release", "url": "url"}  # fmt: skip
     try:
         items = plan(what, langs, **{kw[k]: v for k, v in options.items() if k in kw})
     except XProbeError as e:

@@ -1,0 +1,184 @@
+"""studies/ud.toml: every language of a UD release folder, planned from the folder; a draft for a
+language without a shipped profile; bad release folders are one line before anything runs."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import shared_path
+from xprobe.cli import main
+from xprobe.errors import XProbeError
+from xprobe.study import STUDIES_DIR, load_study
+from xprobe.study.schema import StudyError
+from xprobe.study.treebanks import write_draft
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "ud-release-folder.sh"
+SENT = (
+    "1\tDas\tder\tPRON\t_\tNumber=Sing\t2\tnsubj\t_\t_\n"
+    "2\tgeht\tgehen\tVERB\t_\t_\t0\troot\t_\t_\n\n"
+)
+
+
+def release(root: Path, *rels: str) -> Path:
+    for rel in rels:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(SENT, encoding="utf-8")
+    return root
+
+
+def ud(tmp_path: Path, root: Path, **over: object) -> object:
+    return load_study(STUDIES_DIR / "ud.toml", tmp_path / "out", None,
+                      {"treebanks": {"root": str(root), **over}})  # fmt: skip
+
+
+def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
+    root = release(
+        tmp_path / "rel",
+        "UD_German-GSD/de_gsd-ud-test.conllu",
+        "UD_German-HDT/de_hdt-ud-dev.conllu",
+        "UD_Xxx-Y/xxx_y-ud-test.conllu",
+    )
+    over = {"treebanks": {"root": str(root)}, "encoders": {"bov": {"spec": "bov:/v.vec"}}}
+    study = load_study(STUDIES_DIR / "ud.toml", tmp_path / "out", None, over)
+    names = [s.name for s in study.steps]
+    assert names == [
+        "treebank-de", "treebank-xxx", "probe-de-baselines", "probe-de-bov",
+        "probe-xxx-baselines", "probe-xxx-bov", "report", "export-de", "export-xxx", "coverage",
+    ]  # fmt: skip
+    out = tmp_path / "out"
+    de, xxx = study.steps[0], study.steps[1]
+    argv = de.action[2]["argv"]
+    assert argv[:4] == ["extract", "--lang", "de", "--out"]  # the shipped profile
+    assert {"--treebank", "--allow-partial"} <= set(argv)
+    assert argv[argv.index("--min-test") + 1] == "100"
+    assert argv[-2:] == [str(root / "UD_German-GSD/de_gsd-ud-test.conllu"),
+                         str(root / "UD_German-HDT/de_hdt-ud-dev.conllu")]  # fmt: skip
+    assert de.outputs == (str(out / "probing" / "de"),) and de.reads[0].endswith("de.toml")
+    draft = str(out / "profiles" / "xxx.toml")
+    assert xxx.action[2]["draft"] == draft and xxx.action[2]["argv"][2] == draft
+    assert xxx.outputs == (str(out / "probing" / "xxx"), draft)
+    probe = next(s for s in study.steps if s.name == "probe-xxx-bov").action[1][0]
+    assert probe[probe.index("--lang") + 1] == "xxx" and probe[-1] == "bov:/v.vec"
+    cov = study.steps[-1].action[2]
+    assert cov["drafted"] == ["xxx"] and cov["out"] == str(out / "report")
+    only = ud(tmp_path, root, langs=["xxx"], min_test=50, export=False)
+    assert [s.name for s in only.steps] == [  # type: ignore[attr-defined]
+        "treebank-xxx",
+        "probe-xxx-baselines",
+        "report",
+        "coverage",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("layout", "over", "message"),
+    [
+        ([], {}, r"\[treebanks\] root: .*rel: no treebank \(expected UD_NAME/"),
+        (
+            ["UD_X-Y/english-ud-test.conllu"],
+            {},
+            r"english-ud-test\.conllu: the file name carries "
+            "no language code",
+        ),
+        (
+            ["UD_X-Y/xx_y-ud-test.conllu"],
+            {"langs": ["zz"]},
+            r"\[treebanks\] langs: zz: not in "
+            r"the release \(it has xx\)",
+        ),
+    ],
+)
+def test_bad_release_folders_are_one_line(
+    tmp_path: Path, layout: list[str], over: dict, message: str
+) -> None:
+    root = release(tmp_path / "rel", *layout)
+    root.mkdir(exist_ok=True)
+    with pytest.raises(StudyError, match=message) as e:
+        ud(tmp_path, root, **over)
+    assert len(str(e.value).splitlines()) == 1
+    assert not (tmp_path / "out").exists()  # nothing written before the study is valid
+
+
+def test_cli_missing_release_is_exit_2_and_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["run", str(STUDIES_DIR / "ud.toml"), "--out", str(tmp_path / "out"),
+            "--set", f"treebanks.root={tmp_path / 'nowhere'}", "--dry-run"]  # fmt: skip
+    assert main(argv) == 2
+    err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert len(err) == 1 and "nowhere: no such folder" in err[0]
+
+
+def test_a_draft_with_no_usable_task_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    conllu = release(tmp_path, "UD_Xx-Y/xx_y-ud-test.conllu") / "UD_Xx-Y/xx_y-ud-test.conllu"
+    out = tmp_path / "profiles" / "xx.toml"
+    expected = (
+        r"^xx \(.*xx_y-ud-test\.conllu\): the drafted profile finds no task that applies "
+        r"\(e\.g\. .*treebanks\.exclude"
+    )
+    with pytest.raises(XProbeError, match=expected) as e:
+        write_draft("xx", "Xx", [str(conllu)], out)
+    assert "\n" not in str(e.value)
+    assert not out.exists() and not list(tmp_path.glob("profiles/*"))
+
+
+SMALL = ["ga", "hy", "ta", "wo"]  # four families, drafted profiles; Tamil: 200 sentences
+
+
+@pytest.mark.slow
+def test_ud_study_over_shared_data_writes_coverage(tmp_path: Path) -> None:
+    src = shared_path("data", "ud")
+    subprocess.run([str(SCRIPT), str(src), str(tmp_path / "rel"), *SMALL], check=True)
+    out = tmp_path / "out"
+    t0 = time.perf_counter()
+    code = main(
+        [
+            "run",
+            str(STUDIES_DIR / "ud.toml"),
+            "--out",
+            str(out),
+            "--set",
+            f"treebanks.root={tmp_path / 'rel'}",
+            "--set",
+            "study.workers=1",
+        ]
+    )
+    assert code == 0, "study failed"
+    print(f"ud study over {', '.join(SMALL)}: {time.perf_counter() - t0:.1f} s")
+    cov = json.loads((out / "report" / "coverage.json").read_text())
+    assert list(cov["languages"]) == SMALL
+    assert {lang["profile"] for lang in cov["languages"].values()} <= {"draft", "shipped"}
+    tests = []
+    for code_, lang in cov["languages"].items():
+        manifest = json.loads((out / "probing" / code_ / "manifest.json").read_text())
+        for entry in manifest["tasks"].values():
+            cell = lang["tasks"][entry["task"]]
+            if entry.get("applicable") is False:
+                assert cell["test"] is None and cell["reason"] == entry["reason"]
+                assert cell.get("kind") != "language"  # a draft never declares a language gap
+                continue
+            lines = (out / "probing" / code_ / entry["file"]).read_text("utf-8").splitlines()
+            n_test = sum(1 for x in lines if x.startswith("te\t"))
+            assert cell["test"] == n_test >= 100, (code_, entry["task"])
+            tests.append(n_test)
+    assert tests, "no task filled in any language"
+    assert cov["summary"]["filled"] == len(tests)
+    assert cov["summary"]["median_test"] == statistics.median(tests)
+    md = (out / "report" / "coverage.md").read_text()
+    assert all(f"| {c} | draft |" in md or f"| {c} | shipped |" in md for c in SMALL)
+    assert (out / "report" / "report.md").exists()
+    filled = sorted(c for c, lang in cov["languages"].items()
+                    if any(x["test"] for x in lang["tasks"].values()))  # fmt: skip
+    assert filled == ["ga", "hy", "wo"]  # Tamil: every task n/a (corpus), and says so
+    assert all(x["kind"] == "corpus" for x in cov["languages"]["ta"]["tasks"].values()
+               if x["reason"].startswith("the corpus is too small"))  # fmt: skip
+    heat = (out / "report" / "languages_ud_majority_baseline.md").read_text()
+    assert [row.split(" | ")[0] for row in heat.splitlines()[2:]] == ["| ga", "| hy", "| wo"]
+    for c in SMALL:
+        assert (out / "datasets" / c / "README.md").exists()

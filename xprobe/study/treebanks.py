@@ -1,0 +1,161 @@
+"""The languages of a UD release folder as study steps (``[treebanks] root = DIR``;
+``studies/ud.toml``).
+
+At plan time the folder is read (:func:`xprobe.extract.release.read_release`): one language per
+code, its treebanks merged. Each language gets one step, ``treebank-CODE``, that uses the shipped
+profile (``languages/CODE.toml``) where there is one and otherwise drafts one into
+``OUT/profiles/CODE.toml`` (:func:`xprobe.profiles.draft.draft_profile`), then extracts every task
+from the gold treebanks in treebank mode (``xprobe extract --treebank --min-test N``; no
+parsing) into ``OUT/probing/CODE``. The languages join ``[languages]``, so the probes, the
+encoders added with ``--set`` and the report treat them like any other; ``coverage`` writes the
+languages x tasks table beside the report, and ``export-CODE`` a Hugging Face datasets folder
+per language (one configuration per task).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from pathlib import Path
+from typing import Any
+
+from xprobe.errors import XProbeError
+from xprobe.study.actions import run_cli
+from xprobe.study.language import flags
+from xprobe.study.state import Step
+
+__all__ = ["coverage_step", "export_steps", "extract_treebank", "treebank_steps"]
+
+log = logging.getLogger(__name__)
+
+
+def treebank_steps(ctx: Any, codes: dict[str, str]) -> list[Step]:
+    """One ``treebank-CODE`` step per language of ``[treebanks] root``; the languages are added
+    to ``ctx.data["languages"]`` and ``codes`` (a problem goes to ``ctx.errors``)."""
+    from xprobe.extract.release import read_release
+    from xprobe.languages import available_languages
+    from xprobe.study.schema import ENTRIES
+
+    tb = ctx.data["treebanks"]
+    if not Path(tb["root"]).exists():
+        ctx.error("[treebanks] root:", f"{tb['root']}: no such folder (`xprobe download ud "
+                  "--release X.Y` unpacks a release into the cache's ud/; or --set "
+                  "treebanks.root=DIR, a folder of UD_*/xx_treebank-ud-SPLIT.conllu)")  # fmt: skip
+        return []
+    try:
+        release = read_release(Path(tb["root"]))
+    except XProbeError as e:
+        ctx.error("[treebanks] root:", str(e))
+        return []
+    for key in ("langs", "exclude"):
+        unknown = [c for c in tb[key] if c not in release]
+        if unknown:
+            ctx.error(f"[treebanks] {key}:", f"{', '.join(unknown)}: not in the release "
+                      f"(it has {', '.join(release)})")  # fmt: skip
+    chosen = [c for c in (tb["langs"] or release) if c in release and c not in tb["exclude"]]
+    shipped = set(available_languages())
+    steps: list[Step] = []
+    for code in chosen:
+        if code in ctx.data["languages"]:
+            ctx.error(f"[languages.{code}]", "is also a language of [treebanks] root: leave one "
+                      f'out (--set treebanks.exclude=["{code}"])')  # fmt: skip
+            continue
+        steps.append(_language_step(ctx, release[code], code in shipped))
+        entry = {k: copy.deepcopy(d) for k, (_, d) in ENTRIES["languages"].items()}
+        ctx.data["languages"][code] = {**entry, "profile": code}
+        codes[code] = code
+    return steps
+
+
+def _language_step(ctx: Any, lang: Any, shipped: bool) -> Step:
+    from xprobe.languages import load_profile
+
+    study, tb, out = ctx.data["study"], ctx.data["treebanks"], ctx.out
+    probing = str(out / "probing" / lang.code)
+    draft = "" if shipped else str(out / "profiles" / f"{lang.code}.toml")
+    reads: tuple[str, ...] = ()
+    if shipped:
+        reads = (str(Path(load_profile(lang.code).path).resolve()),)
+    argv = ["extract", "--lang", draft or lang.code, "--out", probing, "--treebank",
+            "--min-test", str(tb["min_test"]), "--sizes", ",".join(map(str, study["sizes"])),
+            "--seed", str(study["seed"])]  # fmt: skip
+    argv += ["--allow-partial"] if study["allow_partial"] else []
+    argv += ["--tasks", *study["tasks"]] if study["tasks"] else []
+    for task, values in study["params"].items():
+        argv += [a for k, v in values.items() for a in ("--param", f"{task}.{k}={_toml(v)}")]
+    argv += flags(study["extract"])
+    treebanks = {t.folder: [str(f) for f in t.files] for t in lang.treebanks}
+    argv += [f for files in treebanks.values() for f in files]
+    action = ("call", f"{__name__}:extract_treebank",
+              {"code": lang.code, "name": lang.name, "treebanks": treebanks, "draft": draft,
+               "argv": argv})  # fmt: skip
+    outputs = (probing, draft) if draft else (probing,)
+    return Step(f"treebank-{lang.code}", "extract", action, outputs, reads=reads)
+
+
+def _toml(v: Any) -> str:
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+
+def extract_treebank(
+    code: str, name: str, treebanks: dict[str, list[str]], draft: str, argv: list[str]
+) -> None:
+    """A language of a release: warn where its treebanks' feature conventions differ, draft its
+    profile into ``draft`` (when given), then ``xprobe ARGV`` (extract in treebank mode)."""
+    from xprobe.extract.release import ReleaseLanguage, Treebank, feature_conventions
+
+    lang = ReleaseLanguage(code, name, tuple(
+        Treebank(folder, code, tuple(Path(f) for f in files)) for folder, files in
+        treebanks.items()))  # fmt: skip
+    for warning in feature_conventions(lang):
+        log.warning("%s", warning)
+    if draft:
+        write_draft(code, name, [str(f) for f in lang.files], Path(draft))
+    run_cli(f"treebank-{code}", argv)
+
+
+def write_draft(code: str, name: str, files: list[str], out: Path) -> None:
+    """Draft the profile of ``code`` from ``files`` into ``out``; an error (nothing written) when
+    the draft finds no task that applies."""
+    from xprobe.files import atomic_write, tomllib
+    from xprobe.profiles.draft import draft_profile
+    from xprobe.tasks import TASKS
+
+    text, _ = draft_profile(files, code, name, allow_no_feats=True)
+    tasks = tomllib.loads(text).get("tasks", {})
+    na = {f: t.get("reason", "") for f, t in tasks.items() if t.get("applicable") is False}
+    if len(na) >= len(TASKS):
+        first = next(iter(na.items()), ("", ""))
+        raise XProbeError(
+            f"{code} ({', '.join(files[:1])}{' ...' if len(files) > 1 else ''}): the drafted "
+            f"profile finds no task that applies (e.g. {first[0]}: {first[1]}); leave the "
+            f'language out with --set treebanks.exclude=["{code}"]'
+        )
+    with atomic_write(out) as f:
+        f.write(text)
+    log.info("%s: drafted %s (%d of %d tasks n/a): review it before shipping it", code, out,
+             len(na), len(TASKS))  # fmt: skip
+
+
+def export_steps(ctx: Any, codes: list[str]) -> list[Step]:
+    """One ``export-CODE`` step per language: ``xprobe export datasets`` into
+    ``OUT/datasets/CODE`` (one configuration per task)."""
+    steps = []
+    for code in codes:
+        folder, out = str(ctx.out / "probing" / code), str(ctx.out / "datasets" / code)
+        argv = ["export", "datasets", folder, "--out", out, "--force"]
+        steps.append(Step(f"export-{code}", "export", ("cli", [argv]), (out,)))
+    return steps
+
+
+def coverage_step(ctx: Any, steps: list[Step], after: tuple[str, ...]) -> Step:
+    """The coverage table (``OUT/report/coverage.{md,json}``) of the languages of ``steps`` (the
+    ``treebank-CODE`` steps)."""
+    report = ctx.out / "report"
+    codes = [s.name.removeprefix("treebank-") for s in steps]
+    folders = {c: str(ctx.out / "probing" / c) for c in codes}
+    drafted = [c for c, s in zip(codes, steps, strict=True) if len(s.outputs) > 1]
+    action = ("call", "xprobe.report.coverage:write_coverage",
+              {"folders": folders, "out": str(report), "drafted": drafted})  # fmt: skip
+    outputs = (str(report / "coverage.md"), str(report / "coverage.json"))
+    return Step("coverage", "report", action, outputs, after=after)

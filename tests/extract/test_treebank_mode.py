@@ -23,6 +23,7 @@ import pytest
 from tests.conftest import shared_path
 from tests.extract.handmade import NOUNS, subject_sentence, write
 from tests.extract.test_extract_gold import _check_line
+from tests.extract.test_languages_gold import _marker_key
 from xprobe.cli import main
 from xprobe.extract.check import check_probing_dir
 from xprobe.extract.pipeline import ExtractConfig, extract
@@ -241,7 +242,13 @@ def check_gold(out: Path, m: dict, paths: list[str], profile_name: str) -> list[
             if file == "sentence_length":
                 assert text.split(" ") == list(s.tokens)
                 assert label == str(sum(len(s.tokens) >= b for b in bins) - 1), (text, bins)
-            elif file != "word_content" and entry["params"].get("rule") != "marker":
+            elif file == "word_content":  # the target word (a class in every split), once
+                assert text.split(" ") == list(s.tokens), (file, text)
+                assert [t.lower() for t in s.tokens].count(label) == 1, (file, label, text)
+            elif file == "past_present" and entry["params"].get("rule") == "marker":
+                markers = entry["params"]["past_markers"]
+                keys[_marker_key(s, label, profile, markers)].add(split)
+            else:
                 key = _check_line(file, label, text, s, profile)
                 if key is not None:
                     keys[key.casefold()].add(split)

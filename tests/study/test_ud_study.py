@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import shared_path
+from tests.extract.test_treebank_mode import check_gold
 from xprobe.cli import main
 from xprobe.errors import XProbeError
+from xprobe.languages import load_profile
 from xprobe.study import STUDIES_DIR, load_study
 from xprobe.study.schema import StudyError
 from xprobe.study.treebanks import write_draft
@@ -128,6 +130,27 @@ def test_a_draft_with_no_usable_task_is_one_line_and_writes_nothing(tmp_path: Pa
     assert not out.exists() and not list(tmp_path.glob("profiles/*"))
 
 
+def agrees_with_gold(out: Path) -> dict[str, list[str]]:
+    """Every line the study wrote, language by language, checked against its gold sentence (the
+    provenance names the treebank file and line); at least 100 test lines per filled task; an n/a
+    of kind ``language`` only where the language's profile declares it. Returns the filled tasks
+    per language."""
+    cov = json.loads((out / "report" / "coverage.json").read_text())
+    filled = {}
+    for code, lang in cov["languages"].items():
+        probing = out / "probing" / code
+        manifest = json.loads((probing / "manifest.json").read_text())
+        shipped = lang["profile"] == "shipped"
+        profile = code if shipped else str(out / "profiles" / f"{code}.toml")
+        paths = [x["path"] for x in manifest["inputs"]]
+        filled[code] = check_gold(probing, manifest, paths, profile)
+        declared = load_profile(profile).not_applicable
+        for file, entry in manifest["tasks"].items():
+            if entry.get("kind") == "language":
+                assert shipped and file in declared, (code, file, entry)
+    return filled
+
+
 SMALL = ["ga", "hy", "ta", "wo"]  # four families, drafted profiles; Tamil: 200 sentences
 
 
@@ -147,6 +170,8 @@ def test_ud_study_over_shared_data_writes_coverage(tmp_path: Path) -> None:
             f"treebanks.root={tmp_path / 'rel'}",
             "--set",
             "study.workers=1",
+            "--set",
+            'report.reference_lang="ga"',  # no English among them: the check refuses "en"
         ]
     )
     assert code == 0, "study failed"
@@ -182,3 +207,5 @@ def test_ud_study_over_shared_data_writes_coverage(tmp_path: Path) -> None:
     assert [row.split(" | ")[0] for row in heat.splitlines()[2:]] == ["| ga", "| hy", "| wo"]
     for c in SMALL:
         assert (out / "datasets" / c / "README.md").exists()
+    filled = agrees_with_gold(out)
+    assert sum(map(len, filled.values())) == cov["summary"]["filled"]

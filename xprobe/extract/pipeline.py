@@ -8,8 +8,10 @@ Two passes over the input (one file or many, plain or gzipped):
    first occurrence is used, the repeats are neither counted nor offered (``corpus.duplicates``
    in the manifest). The sentences of ``min_tokens``..``max_tokens`` surface tokens go, checked and
    split into columns, to a temporary file (:class:`xprobe.extract.scan.SentenceCache`);
-2. selection pass, over that file: each of those sentences, none with white space inside a
-   token, is offered to every task; candidates go to bounded, seeded pools
+2. selection pass, over that file: each of those sentences that can be written one space
+   between tokens (:func:`writable`: a word written with spaces, UD Vietnamese "học sinh", is
+   written with its syllables apart; other white space inside a token is not) is offered to
+   every task; candidates go to bounded, seeded pools
    (:mod:`xprobe.extract.pools`), so memory does not grow with the corpus beyond the frequency
    tables.
 
@@ -142,6 +144,15 @@ def _task_params(specs: list[TaskSpec], profile: LanguageProfile, config: Extrac
     return {s.file: resolve_params(s, profile, overrides.get(s.file)) for s in specs}
 
 
+def writable(text: str) -> bool:
+    """Whether a sentence's text (its surface tokens joined by single spaces) is a probing line:
+    nothing but single ASCII spaces between its whitespace-separated tokens. A word whose form
+    holds single spaces ("học sinh") passes, written with its syllables apart (docs/tasks.md,
+    "Words written with spaces"); a form with another space character (no-break space), or
+    spaces at its edges or doubled, would give a line that readers split differently."""
+    return text == " ".join(text.split())
+
+
 def _selection_pass(
     cache: SentenceCache, names: list[str], runs: list[TaskRun], config: ExtractConfig, lang: str
 ) -> dict[str, int]:
@@ -162,7 +173,7 @@ def _selection_pass(
                 pending = 0
             tokens = sent.tokens
             text = " ".join(tokens)
-            if len(text.split()) != len(tokens):
+            if not writable(text):
                 counts["whitespace_token"] += 1
                 continue
             counts["offered"] += 1
@@ -349,10 +360,10 @@ def _run_passes(
         results = resolve(runs, config.exclusive)
         notes = exclusivity_notes(results) if config.exclusive else {}
         results = _top_up(cache, names, results, config, profile.code)
-        sentences = (s for _, _, s in cache.sentences(names))
+        sentences = (s for _, _, s in cache.sentences(names) if writable(s.text))
         window = (length.min_tokens, length.max_tokens)
         found = applicable.detect_kinds(
-            results, sentences, window, cache.count, allow_partial=False
+            results, sentences, window, counts["offered"], allow_partial=False
         )
     inputs = [
         {"path": given, "sha256": sha256_file(p)}

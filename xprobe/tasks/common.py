@@ -13,7 +13,7 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -31,6 +31,7 @@ __all__ = [
     "number_candidate",
     "punct_mask",
     "root_id",
+    "spaced",
     "surface_form",
 ]
 
@@ -66,6 +67,12 @@ def surface_form(sentence: Sentence, word_index: int) -> str:
         if tok.first <= word_index <= tok.last:
             return tok.form
     return sentence.words[word_index].form  # pragma: no cover
+
+
+def spaced(tokens: Sequence[str]) -> bool:
+    """Whether a word of ``tokens`` is written with spaces inside (UD Vietnamese "học sinh"):
+    the line then shows it as several whitespace-separated tokens (docs/tasks.md)."""
+    return any(" " in t for t in tokens)
 
 
 def punct_mask(sentence: Sentence, punct_upos: Collection[str]) -> list[bool]:

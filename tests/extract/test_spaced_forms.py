@@ -228,3 +228,22 @@ def test_wc_target_occurs_once_among_the_written_tokens(tmp_path: Path) -> None:
     cand = get_task("WC").candidate(a, ctx, random.Random(0))
     assert cand is not None and cand.variants[0].label == "sinh"
     assert get_task("WC").candidate(b, ctx, random.Random(0)) is None
+
+
+def test_the_draft_counts_the_sentences_extract_offers(tmp_path: Path) -> None:
+    """``profile draft`` looks at the sentences extract will offer: its reasons count the four
+    that can be written one space between tokens, not the two with a no-break space."""
+    from xprobe.profiles.draft import draft_profile
+
+    sents = [
+        ("a", seeing("mèo", "Huế", [])),
+        ("b", seeing("học sinh", "Hà Nội", [])),
+        ("c", seeing("chó", "Sài Gòn", [])),
+        ("d", seeing("sinh viên", "Huế", ["nữa"])),
+        ("e", seeing(f"học{NBSP}sinh", "Huế", [])),
+        ("f", seeing("chó", f"Đà{NBSP}Nẵng", [])),
+    ]
+    src = write(tmp_path / "v.conllu", sents)
+    _, report = draft_profile([str(src)], "vi", "Vietnamese", allow_no_feats=True)
+    line = next(r for r in report if r.startswith("coordination_inversion:"))
+    assert "in the 4 sentences of 5..28 tokens" in line, line

@@ -9,9 +9,9 @@ Two passes over the input (one file or many, plain or gzipped):
    in the manifest). The sentences of ``min_tokens``..``max_tokens`` surface tokens go, checked and
    split into columns, to a temporary file (:class:`xprobe.extract.scan.SentenceCache`);
 2. selection pass, over that file: each of those sentences that can be written one space
-   between tokens (:func:`writable`: a word written with spaces, UD Vietnamese "học sinh", is
-   written with its syllables apart; other white space inside a token is not) is offered to
-   every task; candidates go to bounded, seeded pools
+   between tokens (:func:`xprobe.tasks.common.writable`: a word written with spaces, UD
+   Vietnamese "học sinh", is written with its syllables apart; other white space inside a
+   token is not) is offered to every task; candidates go to bounded, seeded pools
    (:mod:`xprobe.extract.pools`), so memory does not grow with the corpus beyond the frequency
    tables.
 
@@ -54,6 +54,7 @@ from xprobe.extract.yields import yield_lines
 from xprobe.files import sha256_file
 from xprobe.languages import LanguageProfile, load_profile
 from xprobe.tasks import TASKS, Context, CorpusStats, TaskSpec, get_task, resolve_params
+from xprobe.tasks.common import writable
 from xprobe.ud import ReadStats
 
 __all__ = ["ExtractConfig", "Extraction", "check_probing_dir", "extract", "run_extraction"]
@@ -142,15 +143,6 @@ def _task_params(specs: list[TaskSpec], profile: LanguageProfile, config: Extrac
         if file not in chosen:
             raise XProbeError(f"--param given for task {file!r}, which is not being extracted")
     return {s.file: resolve_params(s, profile, overrides.get(s.file)) for s in specs}
-
-
-def writable(text: str) -> bool:
-    """Whether a sentence's text (its surface tokens joined by single spaces) is a probing line:
-    nothing but single ASCII spaces between its whitespace-separated tokens. A word whose form
-    holds single spaces ("học sinh") passes, written with its syllables apart (docs/tasks.md,
-    "Words written with spaces"); a form with another space character (no-break space), or
-    spaces at its edges or doubled, would give a line that readers split differently."""
-    return text == " ".join(text.split())
 
 
 def _selection_pass(

@@ -31,6 +31,7 @@ from xprobe.errors import XProbeError
 from xprobe.languages import LanguageProfile, profile_from_dict
 from xprobe.profiles.carriers import tense_carriers
 from xprobe.tasks import TASKS, Context, CorpusStats, resolve_params
+from xprobe.tasks.common import writable
 from xprobe.tasks.explain import explain_with_kinds, single_label
 from xprobe.tasks.sentence_length import ENGLISH_SHARES, derive_edges
 from xprobe.ud import Sentence, read_conllu
@@ -171,7 +172,7 @@ def _applicability(
             **profile.tasks,
             "sentence_length": {"bins": edges[:-1], **profile.tasks.get("sentence_length", {})},
         })  # fmt: skip
-    kept = [s for s in c.sentences if lo <= len(s.tokens) <= hi]
+    kept = [s for s in c.sentences if lo <= len(s.tokens) <= hi and writable(s.text)]
     for spec in TASKS.values():
         params = resolve_params(spec, profile)
         if hasattr(params, "min_per_million") and params.min_per_million:

@@ -33,6 +33,7 @@ __all__ = [
     "root_id",
     "spaced",
     "surface_form",
+    "writable",
 ]
 
 
@@ -73,6 +74,15 @@ def spaced(tokens: Sequence[str]) -> bool:
     """Whether a word of ``tokens`` is written with spaces inside (UD Vietnamese "học sinh"):
     the line then shows it as several whitespace-separated tokens (docs/tasks.md)."""
     return any(" " in t for t in tokens)
+
+
+def writable(text: str) -> bool:
+    """Whether a sentence's text (its surface tokens joined by single spaces) is a probing line:
+    nothing but single ASCII spaces between its whitespace-separated tokens. A word whose form
+    holds single spaces ("học sinh") passes, written with its syllables apart (docs/tasks.md,
+    "Words written with spaces"); a form with another space character (no-break space), or
+    spaces at its edges or doubled, would give a line that readers split differently."""
+    return text == " ".join(text.split())
 
 
 def punct_mask(sentence: Sentence, punct_upos: Collection[str]) -> list[bool]:

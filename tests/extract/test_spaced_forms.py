@@ -247,3 +247,27 @@ def test_the_draft_counts_the_sentences_extract_offers(tmp_path: Path) -> None:
     _, report = draft_profile([str(src)], "vi", "Vietnamese", allow_no_feats=True)
     line = next(r for r in report if r.startswith("coordination_inversion:"))
     assert "in the 4 sentences of 5..28 tokens" in line, line
+
+
+def test_a_perturbation_that_reads_as_a_corpus_sentence_is_rejected(tmp_path: Path) -> None:
+    """A perturbation is compared with the corpus as written: swapping "học" and "sinh viên" in
+    "Tôi học sinh viên ." gives "Tôi sinh viên học .", the text of another sentence of the corpus
+    (segmented "sinh" + "viên học"): an original under label I, so BShift has no candidate; and
+    "Tôi thấy xanh xanh xanh ." reads the same with "xanh xanh" and "xanh" swapped."""
+    sents = [
+        ("a", [("Tôi", "PRON", "_", 2, "nsubj"), ("học", "VERB", "_", 0, "root"),
+               ("sinh viên", "NOUN", "_", 2, "obj"), (".", "PUNCT", "_", 2, "punct")]),
+        ("b", [("Tôi", "PRON", "_", 2, "nsubj"), ("sinh", "VERB", "_", 0, "root"),
+               ("viên học", "NOUN", "_", 2, "obj"), (".", "PUNCT", "_", 2, "punct")]),
+        ("c", [("Tôi", "PRON", "_", 2, "nsubj"), ("thấy", "VERB", "_", 0, "root"),
+               ("xanh xanh", "NOUN", "_", 2, "obj"), ("xanh", "ADJ", "_", 3, "amod"),
+               (".", "PUNCT", "_", 2, "punct")]),
+    ]  # fmt: skip
+    ctx, (a, b, c) = _ctx("BShift", write(tmp_path / "v.conllu", sents))
+    bshift = get_task("BShift")
+    assert bshift.candidate(a, ctx, random.Random(0)) is None
+    got = bshift.candidate(b, ctx, random.Random(0))  # "Tôi viên học sinh ." is no sentence
+    assert got is not None and " ".join(got.variants[1].tokens) == "Tôi viên học sinh ."
+    for seed in range(5):  # "xanh xanh" + "xanh" swapped reads as itself: "thấy" moves
+        got = bshift.candidate(c, ctx, random.Random(seed))
+        assert got is not None and " ".join(got.variants[1].tokens) == "Tôi xanh xanh thấy xanh ."

@@ -125,6 +125,7 @@ def _check_line(file: str, label: str, text: str, s: Sentence, profile) -> str |
         if label == "O":
             assert text == natural
         else:
+            assert text != natural, text  # a swap that reads as the original is none
             first = next(i for i, t in enumerate(s.surface) if s.words[t.first].upos != "PUNCT")
             at = [
                 i

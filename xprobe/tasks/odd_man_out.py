@@ -10,9 +10,11 @@ Rule (docs TASKS.md), on surface forms as written (case kept) and the frequency 
   in the same window, different from ``w`` even ignoring case, such that both bigrams ``(L, r)``
   and ``(r, R)`` are attested and ``|ln f(L, r) - ln f(L, w)| <= log_tolerance`` and
   ``|ln f(r, R) - ln f(w, R)| <= log_tolerance`` (natural logarithm; the original bigrams must be
-  attested too), and written with as many spaces as ``w`` (a word whose form holds spaces, UD
-  Vietnamese "học sinh", is written with its syllables apart: a replacement of another number
-  of syllables would change the line's length, a cue to the label; docs/tasks.md).
+  attested too), that can be written one space between tokens
+  (:func:`~xprobe.tasks.common.writable`: no no-break space), and written with as many spaces as
+  ``w`` (a word whose form holds spaces, UD Vietnamese "học sinh", is written with its syllables
+  apart: a replacement of another number of syllables would change the line's length, a cue to
+  the label; docs/tasks.md).
 
 Algorithm: ``prepare`` indexes, for every left word ``L`` and tag, the replacement-eligible
 forms of that tag that follow ``L``, sorted by bigram count; and likewise, for every right word
@@ -52,7 +54,7 @@ from typing import NamedTuple
 
 from xprobe.errors import XProbeError
 from xprobe.tasks.base import Candidate, Context, CorpusStats, TaskSpec, Variant
-from xprobe.tasks.common import check_window
+from xprobe.tasks.common import check_window, writable
 from xprobe.ud import Sentence
 
 
@@ -97,7 +99,11 @@ def _most_frequent(upos: dict[str, int]) -> str:
 def build_index(stats: CorpusStats, tags: frozenset[str], low: int, high: int) -> SomoIndex:
     """Index the forms in [low, high] whose most frequent UPOS is in ``tags``."""
     pos: dict[str, str] = {}
-    in_window = frozenset(form for form, count in stats.forms.items() if low <= count <= high)
+    in_window = frozenset(
+        form
+        for form, count in stats.forms.items()
+        if low <= count <= high and writable(form)  # never "cá\u00a0voi" (a no-break space)
+    )
     for form in in_window:
         counts = stats.upos.get(form)
         if counts:

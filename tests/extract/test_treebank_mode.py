@@ -240,10 +240,10 @@ def check_gold(out: Path, m: dict, paths: list[str], profile_name: str) -> list[
             assert split_of.setdefault((source, int(line)), split) == split, (file, text)
             used[(source, int(line))].add(file)
             if file == "sentence_length":
-                assert text.split(" ") == list(s.tokens)
+                assert text == " ".join(s.tokens)
                 assert label == str(sum(len(s.tokens) >= b for b in bins) - 1), (text, bins)
             elif file == "word_content":  # the target word (a class in every split), once
-                assert text.split(" ") == list(s.tokens), (file, text)
+                assert text == " ".join(s.tokens), (file, text)
                 assert [t.lower() for t in s.tokens].count(label) == 1, (file, label, text)
             elif file == "past_present" and entry["params"].get("rule") == "marker":
                 markers = entry["params"]["past_markers"]

@@ -8,8 +8,10 @@ Two passes over the input (one file or many, plain or gzipped):
    first occurrence is used, the repeats are neither counted nor offered (``corpus.duplicates``
    in the manifest). The sentences of ``min_tokens``..``max_tokens`` surface tokens go, checked and
    split into columns, to a temporary file (:class:`xprobe.extract.scan.SentenceCache`);
-2. selection pass, over that file: each of those sentences, none with white space inside a
-   token, is offered to every task; candidates go to bounded, seeded pools
+2. selection pass, over that file: each of those sentences that can be written one space
+   between tokens (:func:`xprobe.tasks.common.writable`: a word written with spaces, UD
+   Vietnamese "học sinh", is written with its syllables apart; other white space inside a
+   token is not) is offered to every task; candidates go to bounded, seeded pools
    (:mod:`xprobe.extract.pools`), so memory does not grow with the corpus beyond the frequency
    tables.
 
@@ -55,6 +57,7 @@ from xprobe.extract.yields import yield_lines
 from xprobe.files import sha256_file
 from xprobe.languages import LanguageProfile, load_profile
 from xprobe.tasks import TASKS, Context, CorpusStats, TaskSpec, get_task, resolve_params
+from xprobe.tasks.common import writable
 from xprobe.ud import ReadStats
 
 __all__ = ["ExtractConfig", "Extraction", "check_probing_dir", "extract", "run_extraction"]
@@ -180,7 +183,7 @@ def _selection_pass(
                 pending = 0
             tokens = sent.tokens
             text = " ".join(tokens)
-            if len(text.split()) != len(tokens):
+            if not writable(text):
                 counts["whitespace_token"] += 1
                 continue
             counts["offered"] += 1
@@ -400,10 +403,10 @@ def _run_passes(
         results = _top_up(cache, names, results, config, profile.code, binned_max=binned_max)
         if win is not None:
             tbmode.settle(results, config.ratio, config.min_test)
-        sentences = (s for _, _, s in cache.sentences(names))
+        sentences = (s for _, _, s in cache.sentences(names) if writable(s.text))
         window = (length.min_tokens, hi)
         found = applicable.detect_kinds(
-            results, sentences, window, cache.count, allow_partial=False
+            results, sentences, window, counts["offered"], allow_partial=False
         )
     inputs = [
         {"path": given, "sha256": sha256_file(p)}

@@ -36,7 +36,7 @@ from xprobe.errors import XProbeError
 from xprobe.languages import LanguageProfile, profile_from_dict
 from xprobe.profiles.carriers import tense_carriers
 from xprobe.tasks import TASKS, Context, CorpusStats, resolve_params
-from xprobe.tasks.common import punct_mask
+from xprobe.tasks.common import punct_mask, writable
 from xprobe.tasks.explain import explain_with_kinds, single_label
 from xprobe.tasks.sentence_length import ENGLISH_SHARES, derive_edges
 from xprobe.ud import Sentence, read_conllu
@@ -223,9 +223,9 @@ def _applicability(
             **profile.tasks,
             "sentence_length": {"bins": edges[:-1], **profile.tasks.get("sentence_length", {})},
         })  # fmt: skip
-    # as extract --treebank offers them: no token with a space inside (SentEval lines are
-    # split on spaces), at least lo tokens, and at most hi for the tasks with length bins only
-    usable = [s for s in c.sentences if len(s.tokens) >= lo and " " not in "".join(s.tokens)]
+    # as extract --treebank offers them: writable (words with spaces are written as their
+    # syllables), at least lo tokens, and at most hi for the tasks with length bins only
+    usable = [s for s in c.sentences if len(s.tokens) >= lo and writable(s.text)]
     longest = max((len(s.tokens) for s in usable), default=hi)
     for spec in TASKS.values():
         params = resolve_params(spec, profile)

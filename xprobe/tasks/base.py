@@ -74,7 +74,7 @@ class CorpusStats:
     attested: Container[int] | None = None
 
     def is_attested(self, tokens: Sequence[str]) -> bool:
-        """Whether ``tokens``, case-folded, are the tokens of a sentence of the corpus."""
+        """Whether ``tokens``, case-folded and written, read as a sentence of the corpus."""
         return self.attested is not None and sequence_hash(tokens) in self.attested
 
 
@@ -96,8 +96,10 @@ def fold_key(key: str) -> str:
 
 
 def sequence_hash(tokens: Sequence[str]) -> int:
-    """A 64-bit hash of a case-folded token sequence (``CorpusStats.attested`` holds these)."""
-    data = "\n".join(tokens).casefold().encode("utf-8", "surrogateescape")
+    """A 64-bit hash of a case-folded token sequence as written, its tokens joined by single
+    spaces (``CorpusStats.attested`` holds these): a word written with spaces (Vietnamese "học
+    sinh") makes token sequences that differ read the same, and the reader sees the text."""
+    data = " ".join(tokens).casefold().encode("utf-8", "surrogateescape")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 

@@ -13,7 +13,7 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -31,7 +31,9 @@ __all__ = [
     "number_candidate",
     "punct_mask",
     "root_id",
+    "spaced",
     "surface_form",
+    "writable",
 ]
 
 
@@ -66,6 +68,21 @@ def surface_form(sentence: Sentence, word_index: int) -> str:
         if tok.first <= word_index <= tok.last:
             return tok.form
     return sentence.words[word_index].form  # pragma: no cover
+
+
+def spaced(tokens: Sequence[str]) -> bool:
+    """Whether a word of ``tokens`` is written with spaces inside (UD Vietnamese "học sinh"):
+    the line then shows it as several whitespace-separated tokens (docs/tasks.md)."""
+    return any(" " in t for t in tokens)
+
+
+def writable(text: str) -> bool:
+    """Whether a sentence's text (its surface tokens joined by single spaces) is a probing line:
+    nothing but single ASCII spaces between its whitespace-separated tokens. A word whose form
+    holds single spaces ("học sinh") passes, written with its syllables apart (docs/tasks.md,
+    "Words written with spaces"); a form with another space character (no-break space), or
+    spaces at its edges or doubled, would give a line that readers split differently."""
+    return text == " ".join(text.split())
 
 
 def punct_mask(sentence: Sentence, punct_upos: Collection[str]) -> list[bool]:

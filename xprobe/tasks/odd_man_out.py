@@ -10,7 +10,11 @@ Rule (docs TASKS.md), on surface forms as written (case kept) and the frequency 
   in the same window, different from ``w`` even ignoring case, such that both bigrams ``(L, r)``
   and ``(r, R)`` are attested and ``|ln f(L, r) - ln f(L, w)| <= log_tolerance`` and
   ``|ln f(r, R) - ln f(w, R)| <= log_tolerance`` (natural logarithm; the original bigrams must be
-  attested too).
+  attested too), that can be written one space between tokens
+  (:func:`~xprobe.tasks.common.writable`: no no-break space), and written with as many spaces as
+  ``w`` (a word whose form holds spaces, UD Vietnamese "học sinh", is written with its syllables
+  apart: a replacement of another number of syllables would change the line's length, a cue to
+  the label; docs/tasks.md).
 
 Algorithm: ``prepare`` indexes, for every left word ``L`` and tag, the replacement-eligible
 forms of that tag that follow ``L``, sorted by bigram count; and likewise, for every right word
@@ -50,7 +54,7 @@ from typing import NamedTuple
 
 from xprobe.errors import XProbeError
 from xprobe.tasks.base import Candidate, Context, CorpusStats, TaskSpec, Variant
-from xprobe.tasks.common import check_window
+from xprobe.tasks.common import check_window, writable
 from xprobe.ud import Sentence
 
 
@@ -95,7 +99,11 @@ def _most_frequent(upos: dict[str, int]) -> str:
 def build_index(stats: CorpusStats, tags: frozenset[str], low: int, high: int) -> SomoIndex:
     """Index the forms in [low, high] whose most frequent UPOS is in ``tags``."""
     pos: dict[str, str] = {}
-    in_window = frozenset(form for form, count in stats.forms.items() if low <= count <= high)
+    in_window = frozenset(
+        form
+        for form, count in stats.forms.items()
+        if low <= count <= high and writable(form)  # never "cá\u00a0voi" (a no-break space)
+    )
     for form in in_window:
         counts = stats.upos.get(form)
         if counts:
@@ -161,11 +169,17 @@ class _Search(NamedTuple):
     lo: int
     hi: int
     lower: str
+    spaces: int  # spaces inside the target's form: a replacement must have as many
 
     def valid(self, r: str) -> bool:
         """Whether form ``r`` of the list passes the remaining checks."""
         c = self.other(r)
-        return c is not None and self.lo <= c <= self.hi and r.lower() != self.lower
+        return (
+            c is not None
+            and self.lo <= c <= self.hi
+            and r.lower() != self.lower
+            and r.count(" ") == self.spaces
+        )
 
 
 def _search(tokens: tuple[str, ...], i: int, upos: str, ctx: Context) -> _Search | None:
@@ -191,12 +205,14 @@ def _search(tokens: tuple[str, ...], i: int, upos: str, ctx: Context) -> _Search
         return None
     # lo, rlo >= 1, so an unattested bigram (None) never passes
     if b - a <= rb - ra:
-        return _Search(after[1], a, b, index.preceding[right].get, rlo, rhi, word.lower())
+        return _Search(
+            after[1], a, b, index.preceding[right].get, rlo, rhi, word.lower(), word.count(" ")
+        )
 
     def left_count(r: str) -> int | None:
         return bigrams.get((left, r))
 
-    return _Search(before[1], ra, rb, left_count, lo, hi, word.lower())
+    return _Search(before[1], ra, rb, left_count, lo, hi, word.lower(), word.count(" "))
 
 
 def replacements(tokens: tuple[str, ...], i: int, upos: str, ctx: Context) -> list[str]:
@@ -232,7 +248,7 @@ def draw_replacement(
     n = s.b - s.a
     limit = ctx.params.max_scan
     steps = n if limit == 0 or limit > n else limit
-    forms, a, other, lo, hi, lower = s.forms, s.a, s.other, s.lo, s.hi, s.lower
+    forms, a, other, lo, hi, lower, spaces = s.forms, s.a, s.other, s.lo, s.hi, s.lower, s.spaces
     moved: dict[int, int] = {}  # position -> list offset now there, where it differs
     for k in range(steps):
         j = k + rng._randbelow(n - k)  # = rng.randrange(n - k), without its argument checks
@@ -244,6 +260,7 @@ def draw_replacement(
             c is not None
             and lo <= c <= hi
             and r.lower() != lower
+            and r.count(" ") == spaces
             and (reject is None or not reject(r))
         ):
             return r

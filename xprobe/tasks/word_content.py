@@ -10,7 +10,11 @@ vocabulary, not over the qualifying types. The label set is the targets in rank 
 (``ctx.data.labels``).
 
 A sentence qualifies when exactly one of its surface tokens, lower-cased, is a target (so a
-target that occurs twice, or two targets, rule it out); the label is that target word.
+target that occurs twice, or two targets, rule it out); the label is that target word. A word
+whose form holds spaces (UD Vietnamese "học sinh") is never a target (not alphabetic) and is
+written with its syllables apart, so the target must also be exactly one of the line's
+whitespace-separated tokens: "Học sinh sinh ở Huế ." shows target "sinh" twice to a reader and
+is not used (docs/tasks.md, "Words written with spaces").
 
 Example: with targets {"garden", ...}, "The Garden was quiet ." -> label ``garden``.
 """
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 
 from xprobe.errors import XProbeError
 from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
+from xprobe.tasks.common import spaced
 from xprobe.ud import Sentence
 
 
@@ -82,6 +87,8 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
             found = w
     if found is None:
         return None
+    if spaced(tokens) and " ".join(lowered).split().count(found) != 1:
+        return None  # the target is also a syllable of a word written with spaces
     return Candidate((Variant(found, tokens),))
 
 

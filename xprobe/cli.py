@@ -62,8 +62,7 @@ def write_error_line(e: OSError) -> str | None:
     if what is None:
         return None
     where = e.filename if e.filename is not None else "(a file being written)"
-    return (f"{where}: {what}; nothing there was replaced by a half-written file: free space or "
-            "choose another place, then rerun")  # fmt: skip
+    return f"{where}: {what}; no half-written file was left in its place; rerun when writable"
 
 
 def build_parser() -> argparse.ArgumentParser:

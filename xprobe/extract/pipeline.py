@@ -40,6 +40,7 @@ from typing import Any
 from xprobe.errors import XProbeError
 from xprobe.extract import applicable
 from xprobe.extract.check import check_probing_dir, small_test_splits
+from xprobe.extract.lang_check import language_warnings
 from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.length import LengthPlan, apply_bins, bins_of, check_window, plan_length
 from xprobe.extract.pools import text_hasher
@@ -293,6 +294,8 @@ def run_extraction(config: ExtractConfig) -> Extraction:
         results, found, windows, notes, parts = _run_passes(
             config, profile, run_specs, params, length, paths
         )
+    for line in language_warnings(profile, parts[1].forms):  # --lang against the text
+        log.warning("%s: %s", ", ".join(map(str, config.inputs)), line)
     manifest = build_manifest(config, profile, results, params, *parts)
     manifest["common"] = {"min_tokens": length.min_tokens, "max_tokens": length.max_tokens}
     manifest["length"] = length.manifest(bins_of(params))

@@ -84,7 +84,9 @@ HOW_TO_READ = f"""\
 * Relative figures subtract the reference language's accuracy from a language's, per encoder
   pair: a mapped encoder is paired with the encoder it was mapped from (checkpoint metadata),
   other encoders by name, and a bag of vectors over each language's own vectors (`bov-en`,
-  `bov-fi`) by kind (same pooling and casing); what could not be paired is listed.
+  `bov-fi`) by kind (same pooling and casing); what could not be paired is listed. A cell
+  marked `°` has a side that does not beat its language's majority baseline (the lower end of
+  the probe's 95% interval is at or below the baseline): never counted as significant.
 * Selectivity (probes run with `--control`) is accuracy minus the accuracy of the same probe on
   a control task whose labels carry no linguistic information (a seeded function of the lexical
   key, or shuffled labels): what the representation, not the probe, contributes. Rows named

@@ -62,7 +62,10 @@ def write_error_line(e: OSError) -> str | None:
     if what is None:
         return None
     where = e.filename if e.filename is not None else "(a file being written)"
-    return f"{where}: {what}; no half-written file was left in its place; rerun when writable"
+    if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return (f"{where}: {what}; no half-written file was left in its place: make room (or "
+                "raise the limit) and rerun")  # fmt: skip
+    return f"{where}: {what}; choose another place (or fix its permissions) and rerun"
 
 
 def build_parser() -> argparse.ArgumentParser:

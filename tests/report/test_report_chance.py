@@ -67,3 +67,20 @@ def test_without_a_majority_baseline_the_note_says_cells_were_not_checked(tmp_pa
     cells = _cells(text[text.index("relative to en") :])
     assert cells["SubjNum"].endswith("°")  # English alone at chance is enough
     assert "1 cell not checked against chance: no de majority baseline recorded" in text
+
+
+def test_layer_heatmap_marks_a_layer_at_its_majority_baseline(tmp_path) -> None:
+    """The layer x task heatmap (de - en per layer) marks a layer where en is at chance."""
+    recs = []
+    for lang, by_layer in (("en", (27, 45)), ("de", (40, 40))):  # en L0: 54.0 of 50.0
+        for layer, k in enumerate(by_layer):
+            recs.append(_items("hf", lang, "SubjNum", _hits(k), layer=layer,
+                               encoder_id=f"hf:x:layer={layer}"))  # fmt: skip
+        recs.append(_items("baseline", lang, "SubjNum", _hits(25), clf="majority"))
+    write_report(recs, tmp_path)
+    table = (tmp_path / "layers_relative_xprobe_mlp_hf_de.md").read_text(encoding="utf-8")
+    rows = {ln.split("|")[1].strip(): ln.split("|")[2].strip() for ln in table.splitlines()[2:]}
+    assert rows["L0"].startswith("+26.0 [") and rows["L0"].endswith("ns °"), rows
+    assert rows["L1"].startswith("-10.0 [") and "°" not in rows["L1"]
+    text = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "1 cell marked ° (not counted as significant)" in text

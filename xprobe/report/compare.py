@@ -22,7 +22,15 @@ import itertools
 from xprobe.report.stats import ALPHA, MIN_TEST, Z95, Stats, _p_from_z, holm
 from xprobe.report.tables import Table
 
-__all__ = ["CHANCE_MARK", "chance_marks", "chance_note", "relative_cells", "separability"]
+__all__ = [
+    "CHANCE_MARK",
+    "at_chance",
+    "chance_marks",
+    "chance_note",
+    "chance_sentence",
+    "relative_cells",
+    "separability",
+]
 
 CHANCE_MARK = "°"
 MAJORITY = "majority"
@@ -44,7 +52,7 @@ def _majority(t: Table, task: str):
     return None
 
 
-def _at_chance(e, base, stats: Stats) -> bool | None:
+def at_chance(e, base, stats: Stats) -> bool | None:
     """True when ``e``'s 95% interval does not lie above ``base``'s accuracy; None unknown."""
     if e is None or base is None:
         return None
@@ -59,8 +67,8 @@ def chance_marks(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
     for p in pairs:
         row = []
         for task in tasks:
-            a = _at_chance(_single(t, p.row, task), _majority(t, task), stats)
-            b = _at_chance(_single(ref, p.ref_row, task), _majority(ref, task), stats)
+            a = at_chance(_single(t, p.row, task), _majority(t, task), stats)
+            b = at_chance(_single(ref, p.ref_row, task), _majority(ref, task), stats)
             row.append(True if a or b else (None if a is None or b is None else False))
         marks.append(row)
     return marks
@@ -69,19 +77,24 @@ def chance_marks(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
 def chance_note(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats) -> str:
     """The figure's note on cells marked ``°`` and on languages without a majority baseline."""
     marks = chance_marks(t, ref, pairs, tasks, stats)
-    n = sum(1 for row in marks for m in row if m)
+    missing = [x.language for x in (t, ref) if any(_majority(x, task) is None for task in tasks)]
+    return chance_sentence(sum(1 for row in marks for m in row if m),
+                           sum(1 for row in marks for m in row if m is None), missing)  # fmt: skip
+
+
+def chance_sentence(marked: int, unknown: int, missing: list[str]) -> str:
+    """The note's text: ``marked`` cells at chance, ``unknown`` cells not checked (no majority
+    baseline recorded for the languages ``missing``); empty when both are 0."""
     note = ""
-    if n:
-        note += (f" {n} cell{'s' if n > 1 else ''} marked {CHANCE_MARK} (not counted as "
-                 "significant): one side does not beat its language's majority baseline; not "
+    if marked:
+        note += (f" {marked} cell{'s' if marked > 1 else ''} marked {CHANCE_MARK} (not counted "
+                 "as significant): one side does not beat its language's majority baseline; not "
                  "evidence (the lower end of the probe's 95% interval is at or below the "
                  "baseline's accuracy).")  # fmt: skip
-    unknown = sum(1 for row in marks for m in row if m is None)
-    missing = [x.language for x in (t, ref) if any(_majority(x, task) is None for task in tasks)]
     if unknown:
         note += (f" {unknown} cell{'s' if unknown > 1 else ''} not checked against chance: no "
-                 f"{' or '.join(missing)} majority baseline recorded with this setting (probe "
-                 "with `--classifier majority`).")  # fmt: skip
+                 f"{' or '.join(missing) or 'single'} majority baseline recorded with this "
+                 "setting (probe with `--classifier majority`).")  # fmt: skip
     return note
 
 

@@ -84,3 +84,15 @@ def test_layer_heatmap_marks_a_layer_at_its_majority_baseline(tmp_path) -> None:
     assert rows["L1"].startswith("-10.0 [") and "°" not in rows["L1"]
     text = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "1 cell marked ° (not counted as significant)" in text
+
+
+def test_an_empty_cell_is_not_counted_as_unchecked(tmp_path) -> None:
+    # de has no SentLen record: that cell is empty, neither marked nor "not checked"
+    recs = [
+        r
+        for r in _records(27)
+        if (r["encoder"], r["language"], r["task"]) != ("bov", "de", "SentLen")
+    ]
+    write_report(recs, tmp_path)
+    text = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "1 cell marked °" in text and "not checked against chance" not in text

@@ -61,14 +61,18 @@ def at_chance(e, base, stats: Stats) -> bool | None:
 
 def chance_marks(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
     """Per pair and task: True when either side does not beat its language's majority baseline
-    (see the module's rule), False when both do, None when a side has no recorded baseline and
-    the other beats its own (not checked)."""
+    (see the module's rule), False when both do (or the cell is empty), None when a side has no
+    recorded baseline and the other beats its own (not checked)."""
     marks = []
     for p in pairs:
         row = []
         for task in tasks:
-            a = at_chance(_single(t, p.row, task), _majority(t, task), stats)
-            b = at_chance(_single(ref, p.ref_row, task), _majority(ref, task), stats)
+            ea, eb = _single(t, p.row, task), _single(ref, p.ref_row, task)
+            if ea is None or eb is None:
+                row.append(False)  # no cell
+                continue
+            a = at_chance(ea, _majority(t, task), stats)
+            b = at_chance(eb, _majority(ref, task), stats)
             row.append(True if a or b else (None if a is None or b is None else False))
         marks.append(row)
     return marks

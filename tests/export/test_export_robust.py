@@ -83,3 +83,25 @@ def test_export_into_a_read_only_folder_is_one_line(
     lines = [ln for ln in err.splitlines() if ln.startswith("ERROR")]
     assert len(lines) == 1 and f"{parent}:" in lines[0] and "read-only" in lines[0], err
     assert list(parent.iterdir()) == []
+
+
+def test_export_on_a_full_disk_is_one_line_and_leaves_nothing(
+    results: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys,
+) -> None:
+    """Simulated: writing the parquet file raises what a full disk raises (no file name)."""
+
+    def full(*_a, **_k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pq, "write_table", full)
+    out = tmp_path / "x"
+    capsys.readouterr()
+    assert main(["export", "results", str(results), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    [line] = [ln for ln in err.splitlines() if ln.startswith("ERROR")]
+    assert f"{out}: disk full" in line, line
+    assert list(tmp_path.iterdir()) == []  # no export, no temporary folder

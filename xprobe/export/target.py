@@ -75,6 +75,8 @@ def export_folder(out: Path, stamp: str, info: dict[str, Any], force: bool) -> I
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(tmp, out)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(e, OSError) and e.filename is None:
+            e.filename = str(out)  # a failed write (disk full) names the export it was for
         raise

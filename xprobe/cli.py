@@ -3,12 +3,16 @@
 Each subcommand lives in ``xprobe/commands/<name>.py`` and defines ``HELP`` (one line),
 ``add_arguments(parser)`` and ``run(args) -> int``. Command modules import heavy libraries
 (torch, ufal.udpipe, fasttext...) inside ``run`` so that ``xprobe --help`` stays instant.
-User errors (:class:`~xprobe.errors.XProbeError`) are printed as one line, exit status 2.
+User errors (:class:`~xprobe.errors.XProbeError`) are printed as one line, exit status 2; so are
+the errors of the place written to (:data:`WRITE_ERRORS`: a full disk, a file-size limit, a
+read-only or forbidden folder), naming the path. Writes are atomic (:mod:`xprobe.files`), so what
+such an error interrupts leaves the earlier outputs as they were.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import sys
@@ -39,6 +43,29 @@ COMMANDS = (
 )
 
 log = logging.getLogger("xprobe")
+
+# errno of an OSError about the place written to -> what the one error line says
+WRITE_ERRORS = {
+    errno.ENOSPC: "disk full (no space left on the device)",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "file too large (past the file-size limit)",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.ENOTDIR: "not a folder (a file is in the way)",
+}
+
+
+def write_error_line(e: OSError) -> str | None:
+    """The one line for an OSError of :data:`WRITE_ERRORS`, naming the path; None for others."""
+    what = WRITE_ERRORS.get(e.errno or 0)
+    if what is None:
+        return None
+    where = e.filename if e.filename is not None else "(a file being written)"
+    if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return (f"{where}: {what}; no half-written file was left in its place: make room (or "
+                "raise the limit) and rerun")  # fmt: skip
+    return f"{where}: {what}; choose another place (or fix its permissions) and rerun"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,6 +130,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except XProbeError as e:
         log.error("%s", e)
+        return 2
+    except OSError as e:
+        line = write_error_line(e)
+        if line is None:
+            raise
+        log.error("%s", line)
         return 2
     except KeyboardInterrupt:
         log.error("interrupted; rerun the same command to resume")

@@ -85,9 +85,11 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[A
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.filename is None:
+            e.filename = str(target)  # a failed write (disk full) names the file it was for
         raise
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from xprobe.files import tomllib
 from xprobe.resources import data_dir
 
 __all__ = [
+    "FREQUENT_WORDS",
     "NA_KINDS",
     "LanguageProfile",
     "ProfileError",
@@ -36,6 +39,7 @@ __all__ = [
     "load_profile",
     "na_text",
     "profile_sources",
+    "top_words",
 ]
 
 LANGUAGES = data_dir("languages")
@@ -77,6 +81,10 @@ class LanguageProfile:
     segmenter: str = "udpipe"  # sentence segmenter: "udpipe" or "punkt"
     wikipedia: str = ""  # Wikipedia code for dump downloads ("de" -> dewiki)
     fasttext: str = ""  # fastText vectors name, e.g. "wiki.de" / "cc.de.300"
+    # the language's 30 most frequent word forms, case-folded (from its UD treebank: `xprobe
+    # profile draft` writes them): `xprobe extract` warns when a corpus given this --lang holds
+    # few of them (xprobe.extract.lang_check); empty: not checked
+    frequent_words: tuple[str, ...] = ()
     # --- what the tasks read from the parse
     quotes: tuple[str, ...] = ('"', "“", "”", "„", "«", "»")  # double-quote characters
     punct_upos: tuple[str, ...] = ("PUNCT", "SYM")  # UPOS tags that count as punctuation
@@ -173,6 +181,19 @@ def _find(name: str) -> Path:
         "(docs/howto/add-language-or-task.md; 'xprobe profile draft' drafts one from a "
         "treebank) or pass a path to a .toml file"
     )
+
+
+FREQUENT_WORDS = 30  # LanguageProfile.frequent_words: how many
+
+
+def top_words(forms: Mapping[str, int], k: int = FREQUENT_WORDS) -> list[str]:
+    """The ``k`` most frequent word forms of form counts, case-folded, that hold a letter (ties:
+    first seen): a profile's ``frequent_words`` (``xprobe profile draft``)."""
+    folded: Counter[str] = Counter()
+    for form, n in forms.items():
+        if any(ch.isalpha() for ch in form):
+            folded[form.casefold()] += n
+    return [w for w, _ in folded.most_common(k)]
 
 
 def load_profile(name: str) -> LanguageProfile:

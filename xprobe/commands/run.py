@@ -4,7 +4,9 @@ The study file (TOML) names the languages and their inputs, the task sizes, the 
 train, the mapping pairs, the encoders to probe, the probe settings and the report. It is checked
 whole before anything runs (one line per problem). A step is skipped when its outputs exist and
 its settings and inputs are what they were when it finished; a changed setting reruns that step
-and the steps that use its outputs. Interrupted runs resume: rerun the same command.
+and the steps that use its outputs. Interrupted runs resume: rerun the same command. One run at a
+time per --out: a second one is refused, naming the running one's process id. --dry-run writes
+nothing.
 
 Examples:
   xprobe run studies/sample.toml --out sample-study
@@ -48,18 +50,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from xprobe.errors import XProbeError
     from xprobe.study import load_study, make_plan, run_plan
+    from xprobe.study.lock import study_lock
     from xprobe.study.schema import merge, parse_override
 
+    if args.out.exists() and not args.out.is_dir():
+        raise XProbeError(f"{args.out}: exists and is not a folder; choose another --out")
     overrides: dict = {}
     for text in args.set:
         overrides = merge(overrides, parse_override(text))
     study = load_study(args.study, args.out, args.variant, overrides, args.scheduler)
-    plan = make_plan(study.steps, study.out)
-    if args.dry_run:
+    if args.dry_run:  # creates nothing: not even the digest cache
+        plan = make_plan(study.steps, study.out, save_digests=False)
         sys.stdout.write("\n".join(plan.lines()) + "\n")
         return 0
-    timings = run_plan(plan, args.jobs, args.scheduler, study.data["study"]["threads"])
+    with study_lock(study.out):  # a second run on this --out is refused
+        plan = make_plan(study.steps, study.out)
+        timings = run_plan(plan, args.jobs, args.scheduler, study.data["study"]["threads"])
     ran = len(timings) - 1
     sys.stdout.write(
         f"study {study.data['study']['name'] or args.study.stem}: {ran} steps run, "

@@ -17,8 +17,10 @@ Written under OUT::
     results/<model>/<revision>/model_meta.json   name, revision, embed_dim (mteb's ModelMeta)
     xprobe-export.json               what was exported (digest of the inputs)
 
-Records of several xprobe versions are refused (one line naming them): numbers made by
-different code are not one table.
+A record of a task that does not apply (``not_applicable``: the reason, no value) is a row of the
+tidy table with its reason and no interval (``ci_method`` ``n/a``); mteb's layout holds scores
+only, so it has no file for it (a warning names them). Records of several xprobe versions are
+refused (one line naming them): numbers made by different code are not one table.
 """
 
 from __future__ import annotations
@@ -95,14 +97,15 @@ def tidy_rows(records: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, 
     from xprobe.report.group import Experiment
 
     stats = Stats()
-    # kept alive: Stats caches by object id
-    exps = group_experiments([r for r in records if not is_not_applicable(r)])
+    scored = [r for r in records if not is_not_applicable(r)]
+    exps = group_experiments(scored)  # kept alive: Stats caches by object id
     exp_of = {id(r): exp for exp in exps for r in exp.records}
     cols = _columns(records)
     rows = []
     for r in records:
-        if is_not_applicable(r):
-            rows.append({c: _cell(r.get(c)) for c in cols if c not in INTERVAL_COLUMNS})
+        if is_not_applicable(r):  # no value, no interval: the row keeps the reason
+            row = {c: _cell(r.get(c)) for c in cols if c not in INTERVAL_COLUMNS}
+            rows.append({**row, **dict.fromkeys(INTERVAL_COLUMNS), "ci_method": "n/a"})
             continue
         # the record's own interval (a fresh Stats: a short-lived object's id may be reused)
         own = Experiment(dict(exp_of[id(r)].fields) if id(r) in exp_of else {}, [r])
@@ -192,6 +195,11 @@ def mteb_files(records: list[dict[str, Any]]) -> dict[Path, dict[str, Any]]:
     """Relative path -> JSON content of every mteb file (task results and model metas); the
     tasks that do not apply have no score, so no mteb file (the tidy table lists them)."""
     stats = Stats()
+    na = sorted({f"{r['encoder']}/{r['language']}/{r['task']}" for r in records
+                 if is_not_applicable(r)})  # fmt: skip
+    if na:
+        log.warning("mteb layout: no score for the n/a task(s) %s (in records.csv with the "
+                    "reason)", ", ".join(na))  # fmt: skip
     exps = group_experiments([r for r in records if not is_not_applicable(r)])
     datasets = {e.get("dataset") for e in exps}
     files: dict[Path, dict[str, Any]] = {}

@@ -57,8 +57,14 @@ def export_folder(out: Path, stamp: str, info: dict[str, Any], force: bool) -> I
     stamp when the block succeeds, removed when it fails."""
     out = Path(out)
     _check_target(out, stamp, info, force)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", dir=out.parent))
+    except OSError as e:
+        raise XProbeError(
+            f"{out.parent}: cannot write the export there ({(e.strerror or str(e)).lower()}); "
+            "choose another --out"
+        ) from None
     try:
         yield tmp
         write_json(tmp / stamp, info)
@@ -69,6 +75,8 @@ def export_folder(out: Path, stamp: str, info: dict[str, Any], force: bool) -> I
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(tmp, out)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(e, OSError) and e.filename is None:
+            e.filename = str(out)  # a failed write (disk full) names the export it was for
         raise

@@ -45,6 +45,7 @@ from xprobe.errors import XProbeError
 from xprobe.extract import applicable
 from xprobe.extract import treebank as tbmode
 from xprobe.extract.check import check_probing_dir, small_test_splits
+from xprobe.extract.lang_check import language_warnings
 from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.length import LengthPlan, apply_bins, bins_of, check_window, plan_length
 from xprobe.extract.pools import text_hasher
@@ -340,6 +341,8 @@ def run_extraction(config: ExtractConfig) -> Extraction:
         results, found_kinds, windows, notes, parts = _run_passes(
             config, profile, run_specs, params, length, paths, win
         )
+    for line in language_warnings(profile, parts[1].forms):  # --lang against the text
+        log.warning("%s: %s", ", ".join(map(str, config.inputs)), line)
     manifest = build_manifest(config, profile, results, params, *parts)
     if win is not None:
         manifest["treebank"] = tbmode.manifest_entry(

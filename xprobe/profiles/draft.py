@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from xprobe.errors import XProbeError
-from xprobe.languages import LanguageProfile, profile_from_dict
+from xprobe.languages import LanguageProfile, profile_from_dict, top_words
 from xprobe.profiles.carriers import tense_carriers
 from xprobe.tasks import TASKS, Context, CorpusStats, resolve_params
 from xprobe.tasks.common import punct_mask, writable
@@ -155,6 +155,7 @@ def _base(code: str, name: str, c: _Counts) -> dict:
     n = len(c.sentences)
     final = [t for t, k in c.final.most_common() if k >= max(2, n // 100)]
     data: dict = {"code": code, "name": name or code}
+    data["frequent_words"] = top_words(c.stats.forms)  # the --lang check of xprobe extract
     data["quotes"] = sorted(c.quotes) or list(LanguageProfile.quotes)
     data["sentence_final"] = final or list(LanguageProfile.sentence_final)
     data["tense_past"] = [v for v in PAST if v in tense] or ["Past"]

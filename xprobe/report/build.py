@@ -88,7 +88,9 @@ HOW_TO_READ = f"""\
 * Relative figures subtract the reference language's accuracy from a language's, per encoder
   pair: a mapped encoder is paired with the encoder it was mapped from (checkpoint metadata),
   other encoders by name, and a bag of vectors over each language's own vectors (`bov-en`,
-  `bov-fi`) by kind (same pooling and casing); what could not be paired is listed.
+  `bov-fi`) by kind (same pooling and casing); what could not be paired is listed. A cell
+  marked `°` has a side that does not beat its language's majority baseline (the lower end of
+  the probe's 95% interval is at or below the baseline): never counted as significant.
 * Selectivity (probes run with `--control`) is accuracy minus the accuracy of the same probe on
   a control task whose labels carry no linguistic information (a seeded function of the lexical
   key, or shuffled labels): what the representation, not the probe, contributes. Rows named
@@ -309,7 +311,7 @@ def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
     """Draw the difference heatmap (hatched where not significant); return the Markdown table
     of differences with intervals and the count of comparisons."""
     from xprobe.report import plots
-    from xprobe.report.compare import relative_cells, relative_selectivity
+    from xprobe.report.compare import chance_note, relative_cells, relative_selectivity
     from xprobe.report.mdl_md import relative_mdl
 
     tasks = [x for x in t.tasks if x in ref.tasks]
@@ -323,12 +325,13 @@ def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
     md = _md(["encoder", *tasks], [[p.label, *row] for p, row in zip(pairs, text, strict=True)])
     sel = relative_selectivity(t, ref, pairs, tasks, stats) + relative_mdl(t, ref, pairs, tasks)
     exact = any("(e)" in c for row in text for c in row)
+    chance = chance_note(t, ref, pairs, tasks, stats)
     return (f"{md}\nDifferences in points with 95% intervals, each for its own comparison (not "
             f"adjusted for the {m} comparisons: an interval may exclude 0 in a cell marked `ns`); "
             f"{m} comparisons, Holm-corrected at α = 0.05: {n_sig} significant (`ns` and "
-            "hatched cells are not)." + (f" `(e)`: fewer than {MIN_TEST} test items on a side: "
-            "Newcombe's score interval and Fisher's exact test on the hit counts instead of the "
-            "normal approximation." if exact else "") + "\n" + sel)  # fmt: skip
+            "hatched cells are not)." + chance + (f" `(e)`: fewer than {MIN_TEST} test items "
+            "on a side: Newcombe's score interval and Fisher's exact test on the hit counts "
+            "instead of the normal approximation." if exact else "") + "\n" + sel)  # fmt: skip
 
 
 def _small_n(cell: list[Experiment]) -> str:

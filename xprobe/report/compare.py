@@ -2,6 +2,10 @@
 
 * :func:`relative_cells`: each paired cell of a language minus the reference language (unpaired
   test: different test sets), Holm-corrected over the figure's cells;
+* :func:`chance_marks`: whether a side of a relative cell does not beat its language's majority
+  baseline (rule: the lower end of the probe's 95% interval is not above the majority
+  baseline's accuracy on the same test set); such a cell is marked ``°`` and never called
+  significant: a difference from a probe that learned nothing is no evidence;
 * :func:`separability`: per task, the encoders in order with ``>`` between adjacent ones whose
   difference is significant (paired test on the same test items), ``≈`` where it is not,
   Holm-corrected over the table.
@@ -18,7 +22,18 @@ import itertools
 from xprobe.report.stats import ALPHA, MIN_TEST, Z95, Stats, _p_from_z, holm
 from xprobe.report.tables import Table
 
-__all__ = ["relative_cells", "separability"]
+__all__ = [
+    "CHANCE_MARK",
+    "at_chance",
+    "chance_marks",
+    "chance_note",
+    "chance_sentence",
+    "relative_cells",
+    "separability",
+]
+
+CHANCE_MARK = "°"
+MAJORITY = "majority"
 
 
 def _single(t: Table, row: int, task: str):
@@ -26,10 +41,73 @@ def _single(t: Table, row: int, task: str):
     return cell[0] if len(cell) == 1 else None
 
 
+def _majority(t: Table, task: str):
+    """The majority baseline of ``t``'s language on ``task`` (a baseline row of the table), or
+    None when none was recorded with the table's setting."""
+    nb = len(t.rows) - len(t.encoder_rows)
+    for label, cells in t.rows[:nb]:
+        if label == MAJORITY and task in t.tasks:
+            cell = cells[t.tasks.index(task)]
+            return cell[0] if len(cell) == 1 else None
+    return None
+
+
+def at_chance(e, base, stats: Stats) -> bool | None:
+    """True when ``e``'s 95% interval does not lie above ``base``'s accuracy; None unknown."""
+    if e is None or base is None:
+        return None
+    return bool(stats.interval(e)[0] <= base.mean)
+
+
+def chance_marks(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
+    """Per pair and task: True when either side does not beat its language's majority baseline
+    (see the module's rule), False when both do (or the cell is empty), None when a side has no
+    recorded baseline and the other beats its own (not checked)."""
+    marks = []
+    for p in pairs:
+        row = []
+        for task in tasks:
+            ea, eb = _single(t, p.row, task), _single(ref, p.ref_row, task)
+            if ea is None or eb is None:
+                row.append(False)  # no cell
+                continue
+            a = at_chance(ea, _majority(t, task), stats)
+            b = at_chance(eb, _majority(ref, task), stats)
+            row.append(True if a or b else (None if a is None or b is None else False))
+        marks.append(row)
+    return marks
+
+
+def chance_note(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats) -> str:
+    """The figure's note on cells marked ``°`` and on languages without a majority baseline."""
+    marks = chance_marks(t, ref, pairs, tasks, stats)
+    missing = [x.language for x in (t, ref) if any(_majority(x, task) is None for task in tasks)]
+    return chance_sentence(sum(1 for row in marks for m in row if m),
+                           sum(1 for row in marks for m in row if m is None), missing)  # fmt: skip
+
+
+def chance_sentence(marked: int, unknown: int, missing: list[str]) -> str:
+    """The note's text: ``marked`` cells at chance, ``unknown`` cells not checked (no majority
+    baseline recorded for the languages ``missing``); empty when both are 0."""
+    note = ""
+    if marked:
+        note += (f" {marked} cell{'s' if marked > 1 else ''} marked {CHANCE_MARK} (not counted "
+                 "as significant): one side does not beat its language's majority baseline; not "
+                 "evidence (the lower end of the probe's 95% interval is at or below the "
+                 "baseline's accuracy).")  # fmt: skip
+    if unknown:
+        note += (f" {unknown} cell{'s' if unknown > 1 else ''} not checked against chance: no "
+                 f"{' or '.join(missing) or 'single'} majority baseline recorded with this "
+                 "setting (probe with `--classifier majority`).")  # fmt: skip
+    return note
+
+
 def relative_cells(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
     """Per pair and task: (difference, significant) and its text ``+3.1 [1.2, 5.0]`` (``ns``
     when not significant after Holm; ``(e)`` when computed with the exact methods of few test
-    items); also the number of comparisons and of significant ones."""
+    items; `` ns °`` when a side does not beat its majority baseline: :func:`chance_marks`);
+    also the number of comparisons and of significant ones."""
+    marks = iter(m for row in chance_marks(t, ref, pairs, tasks, stats) for m in row)
     raw = []
     for p in pairs:
         row = []
@@ -44,15 +122,17 @@ def relative_cells(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
     for row in raw:
         crow, trow = [], []
         for c in row:
+            chance = next(marks)
             if c is None:
                 crow.append((float("nan"), False))
                 trow.append("")
                 continue
             d, lo, hi, _, exact = c
-            sig = next(adj) < ALPHA
+            sig = next(adj) < ALPHA and not chance
             crow.append((d, sig))
             trow.append(f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
-                        + ("(e)" if exact else "") + ("" if sig else " ns"))  # fmt: skip
+                        + ("(e)" if exact else "") + ("" if sig else " ns")
+                        + (f" {CHANCE_MARK}" if chance else ""))  # fmt: skip
         cells.append(crow)
         text.append(trow)
     n_sig = sum(1 for row in cells for d, s in row if s)

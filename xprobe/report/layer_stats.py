@@ -7,7 +7,10 @@
 * :func:`relative_layer_cells`: a layer x task heatmap of a language minus the reference
   language with an unpaired test per cell (different test sets), Holm-corrected over the
   heatmap's cells, as the encoder heatmaps are (:func:`xprobe.report.compare.relative_cells`):
-  values, ``ns`` marks, the Markdown text ``+3.1 [1.2, 5.0] ns`` and the n_test of each side.
+  values, ``ns`` marks, the Markdown text ``+3.1 [1.2, 5.0] ns`` and the n_test of each side;
+  a cell where either side does not beat its language's majority baseline
+  (:func:`majority_baselines`; the rule of :func:`xprobe.report.compare.at_chance`) is marked
+  ``°`` and not significant.
 
 Example::
 
@@ -27,7 +30,8 @@ import numpy as np
 from xprobe.report.group import Experiment, group_experiments
 from xprobe.report.stats import ALPHA, Stats, holm
 
-__all__ = ["LayerDiff", "curve_bands", "layer_experiments", "relative_layer_cells"]
+__all__ = ["LayerDiff", "curve_bands", "layer_experiments", "majority_baselines",
+           "relative_layer_cells"]  # fmt: skip
 
 LayerKey = tuple[str, str, str, str, str, int]
 
@@ -42,6 +46,18 @@ def layer_experiments(records: Iterable[dict[str, Any]]) -> dict[LayerKey, list[
         key = tuple(e.get(k) for k in ("dataset", "classifier", "encoder", "language", "task"))
         out[(*key, int(e.get("layer")))].append(e)  # type: ignore[arg-type]
     return dict(out)
+
+
+def majority_baselines(records: Iterable[dict[str, Any]]) -> dict[tuple, Experiment | None]:
+    """(dataset, language, task) -> the majority baseline's test experiment; None where the
+    records hold several (different settings: which one applies is not known)."""
+    recs = [r for r in records if r.get("classifier") == "majority" and r.get("split") == "test"
+            and r.get("metric") == "accuracy" and "value" in r]  # fmt: skip
+    out: dict[tuple, Experiment | None] = {}
+    for e in group_experiments(recs):
+        key = (e.get("dataset"), e.get("language"), e.get("task"))
+        out[key] = None if key in out else e
+    return out
 
 
 def _one(exps: dict[LayerKey, list[Experiment]], key: LayerKey) -> Experiment | None:
@@ -83,6 +99,8 @@ class LayerDiff:
     n_test: list[str]  # per task: "n_lang/n_ref" ("" when it varies across layers)
     comparisons: int
     significant: int
+    marked: int = 0  # cells marked ° (a side at or below its majority baseline)
+    unchecked: int = 0  # cells without a majority baseline on a side
 
 
 def relative_layer_cells(
@@ -93,10 +111,16 @@ def relative_layer_cells(
     tasks: list[str],
     layers: list[int],
     stats: Stats | None = None,
+    baselines: dict[tuple, Experiment | None] | None = None,
 ) -> LayerDiff:
-    """``lang`` minus ``ref`` per (layer, task), tested and Holm-corrected over the heatmap."""
+    """``lang`` minus ``ref`` per (layer, task), tested and Holm-corrected over the heatmap;
+    with ``baselines`` (:func:`majority_baselines`), cells at chance are marked ``°``."""
+    from xprobe.report.compare import CHANCE_MARK, at_chance
+
     stats = stats or Stats()
     raw = [[None] * len(tasks) for _ in layers]
+    chance = [[False] * len(tasks) for _ in layers]
+    unchecked = 0
     sizes: dict[str, set[str]] = defaultdict(set)
     for i, layer in enumerate(layers):
         for j, task in enumerate(tasks):
@@ -105,6 +129,11 @@ def relative_layer_cells(
             if a is not None and b is not None:
                 raw[i][j] = stats.compare(a, b)
                 sizes[task].add(f"{a.get('n_test')}/{b.get('n_test')}")
+                base = baselines or {}
+                ca = at_chance(a, base.get((group[0], lang, task)), stats)
+                cb = at_chance(b, base.get((group[0], ref, task)), stats)
+                chance[i][j] = bool(ca or cb)
+                unchecked += not chance[i][j] and (ca is None or cb is None)
     flat = [c[3] for row in raw for c in row if c is not None]
     adj = iter(holm(flat))
     values = np.full((len(layers), len(tasks)), np.nan)
@@ -115,11 +144,11 @@ def relative_layer_cells(
             if c is None:
                 continue
             d, lo, hi, _ = c
-            sig = next(adj) < ALPHA
+            sig = next(adj) < ALPHA and not chance[i][j]
             values[i, j], ns[i, j] = 100 * d, not sig
-            text[i][j] = f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]" + (
-                "" if sig else " ns"
-            )
+            mark = ("" if sig else " ns") + (f" {CHANCE_MARK}" if chance[i][j] else "")
+            text[i][j] = f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]{mark}"
     n_test = [next(iter(sizes[t])) if len(sizes[t]) == 1 else "" for t in tasks]
     n_sig = int(np.sum(np.isfinite(values) & ~ns))
-    return LayerDiff(values, ns, text, n_test, len(flat), n_sig)
+    marked = sum(map(sum, chance))
+    return LayerDiff(values, ns, text, n_test, len(flat), n_sig, marked, unchecked)

@@ -91,15 +91,16 @@ def write_layer_report(
     records: Iterable[dict[str, Any]], out: Path, reference: str, sections: list[str]
 ) -> list[Path]:
     """Write the layer figures and tables (see the module docstring); append Markdown sections."""
-    from xprobe.report.layer_stats import layer_experiments
+    from xprobe.report.layer_stats import layer_experiments, majority_baselines
 
     records = list(records)
     cells = layer_cells(records)
     exps = layer_experiments(records)
     best_text = _best_texts(records)
+    bases = majority_baselines(records)
     written: list[Path] = []
     for group in sorted({k[:3] for k in cells}):
-        written += _group(cells, group, out, reference, sections, best_text, exps)
+        written += _group(cells, group, out, reference, sections, best_text, exps, bases)
     return written
 
 
@@ -135,6 +136,7 @@ def _group(
     sections: list[str],
     best_text,
     exps: dict,
+    bases: dict | None = None,
 ) -> list[Path]:
     from xprobe.report.layer_stats import curve_bands
 
@@ -165,7 +167,7 @@ def _group(
         sections.append(f"### {lang}\n\n{md}")
         written += [out / f"{_slug(f'{stem}_{lang}')}.{s}" for s in ("md", "csv")]
         if lang != ref and ref in curves:
-            written += _relative(exps, group, lang, ref, tasks, layers, out, sections)
+            written += _relative(exps, group, lang, ref, tasks, layers, out, sections, bases)
     best = best_layers(cells, group)
     rows = [[t] + [_best(best.get((lang, t)), best_text, (*group, lang, t)) for lang in langs]
             for t in tasks]  # fmt: skip
@@ -176,14 +178,15 @@ def _group(
     return written
 
 
-def _relative(exps, group, lang, ref, tasks, layers, out, sections) -> list[Path]:
+def _relative(exps, group, lang, ref, tasks, layers, out, sections, bases=None) -> list[Path]:
     """The layer x task heatmap of ``lang`` minus ``ref``: hatched where not significant, n on
-    the task labels; its Markdown table of differences with intervals and ``ns`` marks."""
+    the task labels; its Markdown table of differences with intervals, ``ns`` and ``°`` marks."""
     from xprobe.report import plots
+    from xprobe.report.compare import chance_sentence
     from xprobe.report.layer_stats import relative_layer_cells
 
     name = "_".join(group)
-    d = relative_layer_cells(exps, group, lang, ref, tasks, layers)
+    d = relative_layer_cells(exps, group, lang, ref, tasks, layers, baselines=bases)
     stem = _slug(f"layers_relative_{name}_{lang}")
     cols = [f"{t}\nn={n}" if n else t for t, n in zip(tasks, d.n_test, strict=True)]
     title = f"{lang} − {ref} by layer (points), {group[2]}"
@@ -192,10 +195,14 @@ def _relative(exps, group, lang, ref, tasks, layers, out, sections) -> list[Path
     rows = [[f"L{x}", *d.text[i]] for i, x in enumerate(layers)]
     rows.append([f"n_test ({lang}/{ref})", *d.n_test])
     md = _table(out, stem, ["layer", *tasks], rows)
+    base = bases or {}
+    missing = [x for x in (lang, ref) if any(base.get((group[0], x, t)) is None for t in tasks)]
     sections.append(
         f"![{lang} - {ref} by layer]({stem}.png)\n\n{md}\nDifferences in points with 95% "
         f"intervals; {d.comparisons} comparisons, Holm-corrected at α = 0.05: {d.significant} "
-        "significant (`ns` and hatched cells are not).\n"
+        "significant (`ns` and hatched cells are not)."
+        + chance_sentence(d.marked, d.unchecked, missing)
+        + "\n"
     )
     return [out / f"{stem}.{s}" for s in ("png", "md", "csv")]
 

@@ -6,7 +6,7 @@ stages write under ``DIR`` (``sample/``, ``models/``, ``corpus/``, ``probing/``,
 validates the file, :mod:`~xprobe.study.build` and :mod:`~xprobe.study.steps` turn it into steps
 (:mod:`~xprobe.study.language`: the one place a language becomes corpus and extract steps),
 :mod:`~xprobe.study.state` fingerprints them and decides what is done, :mod:`~xprobe.study.engine`
-runs the rest as a Dask graph.
+runs the rest as a Dask graph, under :mod:`~xprobe.study.lock` (one run at a time per ``DIR``).
 
 Entry points: :func:`load_study`, :func:`make_plan`, :func:`run_study`.
 """
@@ -19,6 +19,7 @@ from typing import Any
 from xprobe.resources import data_dir
 from xprobe.study.build import Study, load_study
 from xprobe.study.engine import run_plan
+from xprobe.study.lock import study_lock
 from xprobe.study.state import Plan, Step, make_plan
 
 __all__ = ["STUDIES_DIR", "Plan", "Step", "Study", "load_study", "make_plan", "run_study"]
@@ -37,5 +38,6 @@ def run_study(
     """Validate, plan and run (or resume) the study ``path`` under ``out``; returns the seconds
     of each step run and ``total``."""
     study = load_study(path, out, variant, overrides, scheduler)
-    plan = make_plan(study.steps, study.out)
-    return run_plan(plan, jobs, scheduler, study.data["study"]["threads"])
+    with study_lock(study.out):  # one run at a time per output folder
+        plan = make_plan(study.steps, study.out)
+        return run_plan(plan, jobs, scheduler, study.data["study"]["threads"])

@@ -200,9 +200,10 @@ def _inputs(
     return inputs, sorted(set(deps), key=deps.index)
 
 
-def make_plan(steps: Iterable[Step], out: Path) -> Plan:
+def make_plan(steps: Iterable[Step], out: Path, save_digests: bool = True) -> Plan:
     """Fingerprint every step (in order: a step may only use the outputs of steps before it) and
-    decide which are done and which are to do, with the reason."""
+    decide which are done and which are to do, with the reason; ``save_digests=False`` (a dry
+    run) writes nothing, not even the digest cache."""
     out = Path(out)
     digests = Digests(out)
     producers: dict[str, str] = {}
@@ -219,7 +220,8 @@ def make_plan(steps: Iterable[Step], out: Path) -> Plan:
         for o in step.outputs:
             producers[o] = step.name
         statuses.append(_status(step, fp, settings, inputs, deps, out))
-    digests.save()
+    if save_digests:
+        digests.save()
     return Plan(out, statuses)
 
 

@@ -26,6 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from xprobe.encoders.encoder_spec import EncoderSpec
 from xprobe.encoders.pyobj import as_encoder
 from xprobe.errors import XProbeError
 from xprobe.probe.classifiers import TrainConfig
@@ -95,6 +96,8 @@ def evaluate(
 
     from xprobe.encoders.device import resolve_device
 
+    if isinstance(encoder, (str, dict)):  # the edge: a spec is parsed once, here
+        encoder = EncoderSpec.parse(encoder)
     wrap = {k: options.pop(k) for k in ("tokenizer", "layers", "detok") if k in options}
     valid = {f.name for f in dataclasses.fields(ProbeOptions)} - {"tasks", "classifiers", "seeds",
              "name", "language", "device", "cache_dir"}  # fmt: skip
@@ -111,7 +114,8 @@ def evaluate(
     for folder, lang in probing_folders(data, languages):
         language = lang or dir_language(folder)
         enc = as_encoder(encoder, name, language=language, device=dev, **wrap)
-        label = name or (None if enc is None or isinstance(enc, str) else _display(encoder, enc))
+        is_spec = enc is None or isinstance(enc, EncoderSpec)
+        label = name or (None if is_spec else _display(encoder, enc))
         opts = ProbeOptions(tasks=tasks, classifiers=tuple(classifiers), seeds=seeds, name=label,
                             language=lang, device=dev, cache_dir=cache_dir, train=train,
                             **options)  # fmt: skip
@@ -140,6 +144,4 @@ def _encoder_name(label: str | None, encoder: Any) -> str:
         return label
     if encoder is None:
         return "baseline"
-    from xprobe.encoders.spec import default_name
-
-    return default_name(encoder) if isinstance(encoder, str) else str(encoder)
+    return encoder.display_name if isinstance(encoder, EncoderSpec) else str(encoder)

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from tests.probe.test_probe_provenance import _data, _student  # noqa: E402
+from tests.probe.test_probe_provenance import _data, _student
 
 # pre-refactor values: (encoder, encoder_ids, mapped_from, teacher, cache folder names)
 EXPECTED = {

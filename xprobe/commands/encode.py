@@ -49,11 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_spec(spec: str, vocab: set[str] | None = None, device: str = "cpu"):
     """The Encoder a SPEC names (the probe harness's ``parse_encoder``); checks it can encode."""
+    from xprobe.encoders.encoder_spec import EncoderSpec
     from xprobe.encoders.neural import resolve_device
     from xprobe.encoders.spec import parse_encoder
     from xprobe.errors import XProbeError
 
-    encoder = parse_encoder(spec, vocab=vocab, device=resolve_device(device))
+    parsed = EncoderSpec.parse(spec)  # the edge: parsed once, here
+    encoder = parse_encoder(parsed, vocab=vocab, device=resolve_device(device))
     if not callable(getattr(encoder, "encode", None)) or not hasattr(encoder, "dim"):
         raise XProbeError(f"--encoder {spec}: cannot embed new sentences (precomputed rows?)")
     return encoder

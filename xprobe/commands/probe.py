@@ -232,6 +232,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from xprobe.encoders.encoder_spec import EncoderSpec
     from xprobe.probe import cache
     from xprobe.probe.classifiers import TrainConfig
     from xprobe.probe.harness import ProbeOptions, run_probe
@@ -269,7 +270,8 @@ def run(args: argparse.Namespace) -> int:
             progress=sys.stderr.isatty() if args.progress is None else args.progress,
         ),
     )
-    records = run_probe(args.encoder, args.data, args.out, opts)
+    encoder = EncoderSpec.parse(args.encoder) if args.encoder else None  # parsed once, here
+    records = run_probe(encoder, args.data, args.out, opts)
     print(summary_table(records) if records else f"nothing to do: all recorded in {args.out}")
     return 0
 

@@ -84,8 +84,11 @@ def from_model(obj: Any, tokenizer: Any = None, device: str = "cpu", layers: str
 
 
 def as_encoder(obj: Any, name: str | None, language: str | None = None, **kw: Any) -> Any:
-    """A spec string as is; an encoder as is; a model object or a callable wrapped."""
-    if isinstance(obj, str) or obj is None:
+    """A spec (string or :class:`EncoderSpec`) as is; an encoder as is; a model object or a
+    callable wrapped."""
+    from xprobe.encoders.encoder_spec import EncoderSpec
+
+    if isinstance(obj, (str, EncoderSpec)) or obj is None:
         return obj
     if all(hasattr(obj, a) for a in ("encode", "dim", "id")):
         return obj

@@ -44,10 +44,12 @@ from typing import Any
 import numpy as np
 
 from xprobe.encoders.base import Encoder
+from xprobe.encoders.encoder_spec import EncoderSpec, _split_name
 from xprobe.errors import XProbeError
 
 __all__ = [
     "CallableEncoder",
+    "EncoderSpec",
     "NpyEmbeddings",
     "default_name",
     "parse_encoder",
@@ -143,99 +145,68 @@ def _vectors_path(path: str) -> Path:
 
 
 def split_display_name(spec: str) -> tuple[str, str | None]:
-    """The spec without its ``name=NAME`` option, and the name (None when it has none)."""
-    if not spec.endswith("]") or "[" not in spec:
-        return spec, None
-    head, _, opts = spec[:-1].rpartition("[")
-    items = opts.split(",")
-    names = [x.strip()[5:].strip() for x in items if x.strip().startswith("name=")]
-    if not names:
-        return spec, None
-    if not names[-1]:
-        raise XProbeError(f"--encoder {spec}: empty name= (expected [name=NAME])")
-    rest = ",".join(x for x in items if not x.strip().startswith("name="))
-    return (f"{head}[{rest}]" if rest.strip() else head), names[-1]
+    """Deprecated: ``EncoderSpec.parse(spec)``'s ``plain`` and ``name``. The spec without its
+    ``name=NAME`` option, and the name (None when it has none)."""
+    return _split_name(spec)
 
 
 def parse_encoder(
-    spec: str,
+    spec: str | EncoderSpec,
     vocab: Iterable[str] | None = None,
     device: str = "cpu",
     lowercase: bool = False,
 ) -> Encoder | NpyEmbeddings:
-    """The encoder a spec names (see the module docstring); ``vocab`` restricts vector loading."""
-    spec = split_display_name(spec)[0]
-    kind, _, rest = spec.partition(":")
-    if kind in ("hf", "st"):
+    """The encoder a spec names (see the module docstring); ``vocab`` restricts vector loading.
+    ``spec``: an :class:`EncoderSpec` (a string is parsed, for callers outside the package)."""
+    s = EncoderSpec.parse(spec)
+    if s.kind in ("hf", "st"):
         from xprobe.encoders.transformer import load_transformer
 
-        return load_transformer(spec, device=device)
-    if kind in ("bov", "pmeans") and rest:
+        return load_transformer(s, device=device)
+    if s.kind in ("bov", "pmeans"):
         from xprobe.encoders.bov import BoVEncoder
 
-        pooling = "mean" if kind == "bov" else "pmeans"
-        return BoVEncoder.from_path(_vectors_path(rest), pooling, vocab, lowercase)
-    if kind == "random" and rest:
-        return _random(rest, vocab, device, lowercase)
-    if kind == "npy" and rest:
-        return NpyEmbeddings(rest)
-    if kind == "python" and rest:
-        module, _, func = rest.rpartition(":")
-        if not module or not func:
-            raise XProbeError(f"--encoder {spec}: expected python:module:function")
-        try:
-            fn = getattr(importlib.import_module(module), func)
-        except (ImportError, AttributeError) as e:
-            raise XProbeError(
-                f"--encoder {spec}: cannot import {func} from {module} ({e})"
-            ) from None
-        return CallableEncoder(fn, f"{module}:{func}")
-    if Path(spec).is_dir():
+        pooling = "mean" if s.kind == "bov" else "pmeans"
+        return BoVEncoder.from_path(_vectors_path(s.path), pooling, vocab, lowercase)
+    if s.kind == "random":
+        return _random(s, vocab, device, lowercase)
+    if s.kind == "npy":
+        return NpyEmbeddings(s.path)
+    if s.kind == "python":
+        return _python(s)
+    if Path(s.path).is_dir():
         from xprobe.encoders.checkpoint import load_encoder
 
-        return load_encoder(spec, device=device)
+        return load_encoder(s.path, device=device)
     raise XProbeError(
-        f"--encoder {spec!r}: expected bov:PATH, pmeans:PATH, random:ARCH:PATH[:SEED], "
+        f"--encoder {s.path!r}: expected bov:PATH, pmeans:PATH, random:ARCH:PATH[:SEED], "
         "npy:FILE, python:module:function, hf:PATH[...], st:PATH[...], or a checkpoint directory"
     )
 
 
-def _random(rest: str, vocab: Iterable[str] | None, device: str, lowercase: bool) -> Encoder:
+def _python(s: EncoderSpec) -> CallableEncoder:
+    module, _, func = s.path.rpartition(":")
+    if not module or not func:
+        raise XProbeError(f"--encoder {s.plain}: expected python:module:function")
+    try:
+        fn = getattr(importlib.import_module(module), func)
+    except (ImportError, AttributeError) as e:
+        why = f"cannot import {func} from {module} ({e})"
+        raise XProbeError(f"--encoder {s.plain}: {why}") from None
+    return CallableEncoder(fn, f"{module}:{func}")
+
+
+def _random(s: EncoderSpec, vocab: Iterable[str] | None, device: str, lowercase: bool) -> Encoder:
     from xprobe.encoders.neural import ARCHITECTURES, random_encoder
     from xprobe.encoders.vectors import load_vectors
 
-    rest, sizes = _random_sizes(rest)
-    arch, _, path = rest.partition(":")
-    seed = 0
-    head, _, tail = path.rpartition(":")
-    if head and tail.isdigit():
-        path, seed = head, int(tail)
-    if arch not in ARCHITECTURES:
-        raise XProbeError(f"unknown architecture {arch!r}; valid: {', '.join(ARCHITECTURES)}")
+    if s.arch not in ARCHITECTURES:
+        raise XProbeError(f"unknown architecture {s.arch!r}; valid: {', '.join(ARCHITECTURES)}")
+    sizes = dict(s.sizes)
     if "like" in sizes:
-        sizes = _sizes_like(str(sizes.pop("like")), arch) | sizes
-    vectors = load_vectors(_vectors_path(path), vocab=vocab, lowercase=lowercase)
-    return random_encoder(arch, vectors, seed=seed, device=device, **sizes)
-
-
-def _random_sizes(rest: str) -> tuple[str, dict[str, Any]]:
-    """``ARCH:PATH[:SEED][hidden=256,layers=1]`` or ``[like=DIR]``: the spec and its sizes."""
-    if not rest.endswith("]") or "[" not in rest:
-        return rest, {}
-    rest, _, opts = rest[:-1].rpartition("[")
-    sizes: dict[str, Any] = {}
-    for item in (x.strip() for x in opts.split(",") if x.strip()):
-        key, eq, val = item.partition("=")
-        if not eq:
-            raise XProbeError(f"random:{rest}[{opts}]: expected key=value, not {item!r}")
-        sizes[key.strip()] = val.strip() if key.strip() == "like" else _int(val, key)
-    return rest, sizes
-
-
-def _int(val: str, key: str) -> int:
-    if not val.strip().isdigit():
-        raise XProbeError(f"random: size {key}={val!r} is not a positive integer")
-    return int(val)
+        sizes = _sizes_like(str(sizes.pop("like")), s.arch) | sizes
+    vectors = load_vectors(_vectors_path(s.path), vocab=vocab, lowercase=lowercase)
+    return random_encoder(s.arch, vectors, seed=s.seed or 0, device=device, **sizes)
 
 
 def _sizes_like(directory: str, arch: str) -> dict[str, Any]:
@@ -249,35 +220,7 @@ def _sizes_like(directory: str, arch: str) -> dict[str, Any]:
     return {k: cfg[k] for k in DEFAULTS[arch] if k in cfg}
 
 
-def default_name(spec: str) -> str:
-    """A short display name for a spec (``bov:en.vec`` -> ``bov-en``; its ``[name=NAME]`` when
-    it has one)."""
-    spec, name = split_display_name(spec)
-    if name:
-        return name
-    kind, _, rest = spec.partition(":")
-    if kind in ("bov", "pmeans") and rest:
-        return f"{kind}-{Path(rest).name.split('.')[0]}"
-    if kind == "random" and rest:
-        rest, sizes = _random_sizes(rest)
-        arch, _, path = rest.partition(":")
-        head, _, tail = path.rpartition(":")
-        seed = f"-s{tail}" if head and tail.isdigit() else ""
-        path = head if seed else path
-        extra = "".join(
-            f"-like-{Path(str(v)).name}" if k == "like" else f"-{k}{v}" for k, v in sizes.items()
-        )
-        return f"random-{arch}-{Path(path).name.split('.')[0]}{seed}{extra}"
-    if kind == "npy" and rest:
-        return f"npy-{Path(rest).name.split('.')[0]}"
-    if kind == "python" and rest:
-        return rest.rpartition(":")[2]
-    if kind in ("hf", "st") and rest:
-        from xprobe.encoders.hfload import model_name
-        from xprobe.encoders.transformer import parse_transformer_spec
-
-        ts = parse_transformer_spec(spec)
-        base = model_name(ts.path)
-        pool = "" if ts.kind == "st" or ts.pooling == "mean" else f"-{ts.pooling}"
-        return f"{kind}-{base}{pool}"
-    return Path(spec.rstrip("/")).name or spec
+def default_name(spec: str | EncoderSpec) -> str:
+    """Deprecated: ``EncoderSpec.parse(spec).display_name``. A short display name for a spec
+    (``bov:en.vec`` -> ``bov-en``; its ``[name=NAME]`` when it has one)."""
+    return EncoderSpec.parse(spec).display_name

@@ -36,13 +36,14 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from xprobe.encoders.detok import Detokenizer
 from xprobe.encoders.device import resolve_device
+from xprobe.encoders.encoder_spec import POOLINGS, EncoderSpec
 from xprobe.errors import XProbeError
 
 __all__ = [
@@ -54,13 +55,12 @@ __all__ = [
     "parse_transformer_spec",
 ]
 
-POOLINGS = ("mean", "cls", "first", "last")
-_KEYS = ("pooling", "layers", "detok", "max_length")
-
 
 @dataclass(frozen=True)
 class TransformerSpec:
-    """A parsed ``hf:``/``st:`` spec; ``layers=None`` means every layer."""
+    """What a transformer encoder needs of its spec (model objects wrapped by
+    :func:`xprobe.encoders.pyobj.from_model` have no spec string); ``layers=None``: every layer.
+    An :class:`~xprobe.encoders.encoder_spec.EncoderSpec` has the same fields."""
 
     kind: str
     path: str
@@ -75,82 +75,21 @@ def is_transformer_spec(spec: str) -> bool:
 
 
 def parse_transformer_spec(spec: str) -> TransformerSpec:
-    """``hf:PATH[opts]`` / ``st:PATH[opts]`` -> :class:`TransformerSpec` (clear error if wrong)."""
-    kind, _, rest = spec.partition(":")
-    if kind not in ("hf", "st") or not rest:
+    """Deprecated: :meth:`EncoderSpec.parse`. ``hf:PATH[opts]`` / ``st:PATH[opts]`` ->
+    :class:`TransformerSpec` (clear error if wrong)."""
+    s = EncoderSpec.parse(spec)
+    if s.kind not in ("hf", "st"):
         raise XProbeError(f"--encoder {spec}: expected hf:PATH[options] or st:PATH[options]")
-    path, opts = rest, ""
-    if rest.endswith("]"):
-        path, sep, opts = rest[:-1].rpartition("[")
-        if not sep or not path:
-            raise XProbeError(f"--encoder {spec}: unbalanced [...] around the options")
-    elif "[" in rest or "]" in rest:
-        raise XProbeError(f"--encoder {spec}: options go in brackets at the end: {kind}:PATH[...]")
-    values: dict[str, Any] = {}
-    key = None
-    for tok in (t.strip() for t in opts.split(",") if t.strip()):
-        if "=" in tok:
-            key, _, val = tok.partition("=")
-            key = key.strip()
-            if key not in _KEYS:
-                raise XProbeError(
-                    f"--encoder {spec}: unknown option {key!r}; valid: {', '.join(_KEYS)}"
-                )
-            values.setdefault(key, []).append(val.strip())
-        elif tok in POOLINGS:
-            values.setdefault("pooling", []).append(tok)
-        elif key == "layers":
-            values["layers"].append(tok)
-        else:
-            raise XProbeError(f"--encoder {spec}: cannot read option {tok!r} (key=value)")
-    out = TransformerSpec(kind, path)
-    if "pooling" in values:
-        pooling = values["pooling"][-1]
-        if pooling not in POOLINGS:
-            raise XProbeError(
-                f"--encoder {spec}: unknown pooling {pooling!r}; valid: {', '.join(POOLINGS)}"
-            )
-        if kind == "st":
-            raise XProbeError(
-                f"--encoder {spec}: st: uses the model's own pooling; use hf:PATH[pooling=...]"
-            )
-        out = replace(out, pooling=pooling)
-    if "layers" in values:
-        out = replace(out, layers=_parse_layers(values["layers"], spec))
-    if "detok" in values:
-        out = replace(out, detok=values["detok"][-1] or "auto")
-    if "max_length" in values:
-        ml = values["max_length"][-1]
-        if not ml.isdigit() or int(ml) < 2:
-            raise XProbeError(f"--encoder {spec}: max_length must be an integer >= 2, not {ml!r}")
-        out = replace(out, max_length=int(ml))
-    return out
-
-
-def _parse_layers(items: list[str], spec: str) -> tuple[int, ...] | None:
-    if items == ["all"]:
-        return None
-    layers: list[int] = []
-    for item in items:
-        a, dash, b = item.partition("-")
-        if a.isdigit() and (not dash or b.isdigit()):
-            layers.extend(range(int(a), int(b if dash else a) + 1))
-        else:
-            raise XProbeError(
-                f"--encoder {spec}: layers must be all, N, A-B or a comma list, not {item!r}"
-            )
-    if not layers:
-        raise XProbeError(f"--encoder {spec}: empty layer list")
-    return tuple(sorted(set(layers)))
+    return TransformerSpec(s.kind, s.path, s.pooling, s.layers, s.detok, s.max_length)
 
 
 def load_transformer(
-    spec: str | TransformerSpec, device: str = "auto", batch_size: int = 64
+    spec: str | EncoderSpec | TransformerSpec, device: str = "auto", batch_size: int = 64
 ) -> TransformerEncoder:
     """Load the model a spec names (see the module docstring) on ``device`` (auto|cpu|cuda)."""
     from xprobe.encoders.hfload import load_model
 
-    ts = parse_transformer_spec(spec) if isinstance(spec, str) else spec
+    ts = EncoderSpec.parse(spec) if isinstance(spec, str) else spec
     dev = resolve_device(device)
     loaded = load_model(ts.kind, ts.path, dev)
     return TransformerEncoder(ts, loaded, dev, batch_size)
@@ -164,7 +103,9 @@ class TransformerEncoder:
     vectors (the embedding cache keys on it).
     """
 
-    def __init__(self, spec: TransformerSpec, loaded: Any, device: str, batch_size: int = 64):
+    def __init__(
+        self, spec: EncoderSpec | TransformerSpec, loaded: Any, device: str, batch_size: int = 64
+    ) -> None:
         self.spec, self.loaded, self.device = spec, loaded, device
         self.batch_size = batch_size
         self.model = loaded.model.to(device).eval()

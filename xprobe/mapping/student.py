@@ -33,7 +33,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Sequence
@@ -42,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from xprobe.encoders.encoder_spec import STUDENT_META, read_teacher
 from xprobe.errors import XProbeError
 from xprobe.files import write_json
 
@@ -57,7 +57,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-STUDENT_META = "xprobe_student.json"
 POOLINGS = ("mean", "cls", "max")
 _ST_POOLING = {"mean": "mean", "cls": "cls", "max": "max"}
 
@@ -373,20 +372,7 @@ def build_student(cfg, teacher, target_words: set[str], device: str):
 def teacher_of(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """``{"teacher": spec, "teacher_id": id, ...}`` of a distilled student directory, else None.
 
-    Accepts a directory or a spec naming one (``st:DIR``, ``hf:DIR``).
+    Accepts a directory or a spec naming one (``st:DIR``, ``hf:DIR``); read by
+    :func:`xprobe.encoders.encoder_spec.read_teacher` (an ``EncoderSpec``'s provenance).
     """
-    text = str(path)
-    if text[:3] in ("st:", "hf:"):
-        text = text[3:]
-    d = Path(text)
-    meta: Any = None
-    try:
-        if (d / STUDENT_META).is_file():
-            meta = json.loads((d / STUDENT_META).read_text("utf-8"))
-        elif (d / "config.json").is_file():
-            meta = json.loads((d / "config.json").read_text("utf-8")).get("extra", {})
-    except (OSError, ValueError, AttributeError):
-        return None
-    if not isinstance(meta, dict) or "teacher" not in meta:
-        return None
-    return {k: meta[k] for k in ("teacher", "teacher_id", "kind") if k in meta}
+    return read_teacher(path)

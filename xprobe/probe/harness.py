@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from xprobe import __version__
+from xprobe.encoders.encoder_spec import EncoderSpec
 from xprobe.errors import XProbeError
 from xprobe.languages import na_text
 from xprobe.probe.baselines import BASELINES, run_baseline
@@ -109,10 +110,11 @@ def run_probe(
     out: str | os.PathLike[str],
     opts: ProbeOptions | None = None,
 ) -> list[dict[str, Any]]:
-    """Probe ``encoder`` (a spec string, an Encoder, or None for baselines only) on every task of
+    """Probe ``encoder`` (an :class:`~xprobe.encoders.encoder_spec.EncoderSpec` or a spec string,
+    an Encoder, or None for baselines only) on every task of
     ``data_dir``; append the records to ``out``; return the records written."""
-    from xprobe.encoders.spec import default_name, split_display_name
-
+    if isinstance(encoder, (str, dict)):  # a caller outside the package: parsed here once
+        encoder = EncoderSpec.parse(encoder)
     opts = opts or ProbeOptions()
     if opts.threads:
         import torch
@@ -139,9 +141,8 @@ def run_probe(
     na.update(unscorable)
     one_class = {ps.file: check_one_class(ps, opts.allow_one_class) for ps in sets}
     dataset = opts.dataset or Path(data_dir).resolve().parent.name
-    if isinstance(encoder, str):
-        encoder, shown = split_display_name(encoder)  # the rest uses the plain spec
-        name = opts.name or shown or default_name(encoder)
+    if isinstance(encoder, EncoderSpec):
+        name = opts.name or encoder.display_name
     else:
         name = opts.name or getattr(encoder, "id", "baseline")
     done = {record_key(r) for r in read_records(out)} if not opts.force else set()
@@ -189,7 +190,7 @@ def _na_records(na: dict, ctx: Any, opts: ProbeOptions, data_dir: Any, out: Any)
 class _Context:
     def __init__(self, encoder: Any, name: str, dataset: str, opts: ProbeOptions, cache) -> None:
         self.spec = encoder
-        self.encoder = None if isinstance(encoder, str) else encoder
+        self.encoder = None if isinstance(encoder, EncoderSpec) else encoder
         self.name, self.dataset, self.opts, self.cache = name, dataset, opts, cache
         self.vocab_sets: list[ProbingSet] = []
         self.provenance: tuple[dict[str, str], set[str]] = ({}, set())

@@ -2,8 +2,9 @@
 
 * :func:`encoder_fields`: for a checkpoint made by ``xprobe map``, the teacher it was mapped from
   (``mapped_from``: the teacher's encoder id, as it appears in the teacher's own records;
-  ``teacher``: the teacher's folder name), read from the checkpoint's ``config.json``, so the
-  report can pair a student with its teacher whatever either folder is called;
+  ``teacher``: the teacher's folder name), as its :class:`~xprobe.encoders.encoder_spec.EncoderSpec`
+  read them from the checkpoint, so the report can pair a student with its teacher whatever
+  either folder is called;
 * :func:`partial_tasks`: the task files that ``extract`` could fill only partly
   (``manifest.json``: ``tasks.<file>.partial``);
 * :func:`not_applicable_tasks`: the tasks that do not apply to the language, with the reason
@@ -11,7 +12,8 @@
 
 Example::
 
-    encoder_fields("models/de-bilstm-max")   # {"mapped_from": "bilstm-max:...", "teacher": ...}
+    encoder_fields(EncoderSpec.parse("models/de-bilstm-max"))
+    # {"mapped_from": "bilstm-max:...", "teacher": "en-bilstm-max"}
 """
 
 from __future__ import annotations
@@ -25,37 +27,16 @@ __all__ = ["encoder_fields", "manifest_tasks", "not_applicable_tasks", "partial_
 
 
 def encoder_fields(spec: Any) -> dict[str, str]:
-    """``mapped_from``/``teacher`` for a mapped checkpoint directory; empty otherwise.
+    """``mapped_from``/``teacher`` for a mapped checkpoint; empty otherwise (and for an encoder
+    object). Read once, when the spec was parsed (:attr:`EncoderSpec.provenance`: where
+    ``xprobe map`` writes them, ``teacher``/``teacher_id`` in ``config.json``'s ``extra`` or
+    ``xprobe_student.json`` of a transformer student, or where the trainer before it did,
+    ``extra.mapping.teacher_id``)."""
+    from xprobe.encoders.encoder_spec import EncoderSpec
 
-    Read where ``xprobe map`` writes them (:func:`xprobe.mapping.student.teacher_of`:
-    ``teacher``/``teacher_id`` in ``config.json``'s ``extra``, or ``xprobe_student.json`` of a
-    transformer student), or where the trainer before it did (``extra.mapping.teacher_id``)."""
-    if not isinstance(spec, str):
-        return {}
-    from xprobe.mapping.student import teacher_of
-
-    meta = teacher_of(spec) or _older_layout(spec)
-    if not meta or not meta.get("teacher_id"):
-        return {}
-    out = {"mapped_from": str(meta["teacher_id"])}
-    teacher = meta.get("teacher")
-    if teacher:
-        out["teacher"] = Path(str(teacher).rstrip("/")).name
-    return out
-
-
-def _older_layout(spec: str) -> dict[str, Any] | None:
-    """``{"teacher", "teacher_id"}`` from ``extra.mapping`` (checkpoints of xprobe map before
-    its metadata moved to ``extra``)."""
-    if not (Path(spec) / "config.json").is_file():
-        return None
-    from xprobe.encoders.checkpoint import read_config
-
-    mapping = read_config(spec).get("extra", {}).get("mapping")
-    if not isinstance(mapping, dict) or not mapping.get("teacher_id"):
-        return None
-    return {"teacher_id": mapping["teacher_id"],
-            "teacher": (mapping.get("config") or {}).get("teacher")}  # fmt: skip
+    if isinstance(spec, str):  # a caller outside the package
+        spec = EncoderSpec.parse(spec)
+    return spec.record_fields() if isinstance(spec, EncoderSpec) else {}
 
 
 def partial_tasks(data_dir: str | os.PathLike[str]) -> set[str]:

@@ -1,0 +1,374 @@
+"""One encoder, described once: :class:`EncoderSpec`, parsed at the edge from an ``--encoder``
+string, a dict (a study file's table, a Python caller's options) or an object, and carried as a
+value to the loaders, the embedding cache, the records and the report.
+
+String syntax (see :mod:`xprobe.encoders.spec`): ``bov:PATH``, ``pmeans:PATH``,
+``random:ARCH:PATH[:SEED][sizes]``, ``npy:PATH``, ``python:module:function``,
+``hf:PATH[options]``, ``st:PATH[options]``, or a checkpoint directory; any of them may end in
+``[name=NAME]`` (or carry ``name=NAME`` among its options). A checkpoint's recorded provenance
+(the teacher of a student made by ``xprobe map``, its languages and training data) is read from
+disk once, when the spec is parsed, into :attr:`EncoderSpec.provenance`.
+
+Example::
+
+    spec = EncoderSpec.parse("hf:models/bert[cls,layers=0-2,name=bert-cls]")
+    spec.kind, spec.path, spec.pooling, spec.layers   # ('hf', 'models/bert', 'cls', (0, 1, 2))
+    str(spec)                  # 'hf:models/bert[pooling=cls,layers=0,1,2,name=bert-cls]'
+    EncoderSpec.parse({"kind": "bov", "path": "en.vec"}).display_name   # 'bov-en'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from xprobe.errors import XProbeError
+
+__all__ = ["KINDS", "POOLINGS", "STUDENT_META", "EncoderSpec", "Provenance", "read_teacher"]
+
+KINDS = ("bov", "pmeans", "random", "npy", "python", "hf", "st", "checkpoint")
+POOLINGS = ("mean", "cls", "first", "last")
+STUDENT_META = "xprobe_student.json"  # a transformer student's metadata (xprobe map)
+_KEYS = ("pooling", "layers", "detok", "max_length")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What a checkpoint's own files say about where it came from (empty when nothing)."""
+
+    teacher: str = ""  # the teacher's spec, as ``xprobe map`` was given it
+    teacher_id: str = ""  # the teacher's encoder id (as in the teacher's own records)
+    languages: tuple[str, ...] = ()
+    training_data: tuple[str, ...] = ()
+
+    def record_fields(self) -> dict[str, str]:
+        """``mapped_from``/``teacher`` for the records of a mapped student; empty otherwise."""
+        if not self.teacher_id:
+            return {}
+        out = {"mapped_from": self.teacher_id}
+        if self.teacher:
+            out["teacher"] = Path(self.teacher.rstrip("/")).name
+        return out
+
+
+@dataclass(frozen=True)
+class EncoderSpec:
+    """A parsed ``--encoder``: what to load and how, and what to call it.
+
+    ``path``: the vectors (bov, pmeans, random), the array (npy), ``module:function`` (python),
+    the model directory or hub name (hf, st) or the checkpoint directory. ``layers=None``: every
+    layer. ``seed``: a random control's (None when the spec gives none: 0).
+    """
+
+    kind: str
+    path: str
+    name: str | None = None
+    arch: str = ""
+    seed: int | None = None
+    sizes: tuple[tuple[str, Any], ...] = ()
+    pooling: str = "mean"
+    layers: tuple[int, ...] | None = None
+    detok: str = "auto"
+    max_length: int | None = None
+    provenance: Provenance = field(default_factory=Provenance, compare=False)
+
+    # parsing --------------------------------------------------------------------------------
+    @classmethod
+    def parse(cls, value: Any) -> EncoderSpec:
+        """An :class:`EncoderSpec` from a spec string, a dict of its fields, or an object with
+        them (an :class:`EncoderSpec` is returned as is); one clear error line when wrong."""
+        if isinstance(value, EncoderSpec):
+            return value
+        if isinstance(value, (str, os.PathLike)):
+            return _with_provenance(_parse_string(os.fspath(value)))
+        if isinstance(value, dict):
+            return _with_provenance(_from_fields(dict(value), f"encoder {value!r}"))
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+            return _with_provenance(_from_fields(fields, f"encoder {value!r}"))
+        raise XProbeError(
+            f"encoder {value!r}: expected a spec string, a dict or an EncoderSpec, "
+            f"not a {type(value).__name__}"
+        )
+
+    # reading --------------------------------------------------------------------------------
+    @property
+    def display_name(self) -> str:
+        """The name its records and the report use: ``name``, else one made from the spec."""
+        return self.name or _default_name(self)
+
+    @property
+    def plain(self) -> str:
+        """The canonical spec string without its display name."""
+        return str(replace(self, name=None))
+
+    def record_fields(self) -> dict[str, str]:
+        """Provenance fields of its records (``mapped_from``/``teacher`` of a mapped student)."""
+        return self.provenance.record_fields()
+
+    def __str__(self) -> str:
+        opts: list[str] = []
+        if self.kind == "random":
+            seed = "" if self.seed is None else f":{self.seed}"
+            head = f"random:{self.arch}:{self.path}{seed}"
+            opts = [f"{k}={v}" for k, v in self.sizes]
+        elif self.kind in ("hf", "st"):
+            head = f"{self.kind}:{self.path}"
+            opts += [] if self.pooling == "mean" else [f"pooling={self.pooling}"]
+            opts += [] if self.layers is None else ["layers=" + ",".join(map(str, self.layers))]
+            opts += [] if self.detok == "auto" else [f"detok={self.detok}"]
+            opts += [] if self.max_length is None else [f"max_length={self.max_length}"]
+        else:
+            head = self.path if self.kind == "checkpoint" else f"{self.kind}:{self.path}"
+        opts += [] if self.name is None else [f"name={self.name}"]
+        return f"{head}[{','.join(opts)}]" if opts else head
+
+
+def _split_name(spec: str) -> tuple[str, str | None]:
+    """The spec without its ``name=NAME`` option, and the name (None when it has none)."""
+    if not spec.endswith("]") or "[" not in spec:
+        return spec, None
+    head, _, opts = spec[:-1].rpartition("[")
+    items = opts.split(",")
+    names = [x.strip()[5:].strip() for x in items if x.strip().startswith("name=")]
+    if not names:
+        return spec, None
+    if not names[-1]:
+        raise XProbeError(f"--encoder {spec}: empty name= (expected [name=NAME])")
+    rest = ",".join(x for x in items if not x.strip().startswith("name="))
+    return (f"{head}[{rest}]" if rest.strip() else head), names[-1]
+
+
+def _parse_string(text: str) -> EncoderSpec:
+    spec, name = _split_name(text)
+    kind, _, rest = spec.partition(":")
+    if kind in ("hf", "st"):
+        return replace(_parse_transformer(spec), name=name)
+    if kind in ("bov", "pmeans", "npy", "python") and rest:
+        return EncoderSpec(kind, rest, name)
+    if kind == "random" and rest:
+        return replace(_parse_random(rest), name=name)
+    return EncoderSpec("checkpoint", spec, name)
+
+
+def _parse_random(rest: str) -> EncoderSpec:
+    """``ARCH:PATH[:SEED][hidden=256,layers=1]`` or ``[like=DIR]``."""
+    sizes: dict[str, Any] = {}
+    if rest.endswith("]") and "[" in rest:
+        rest, _, opts = rest[:-1].rpartition("[")
+        for item in (x.strip() for x in opts.split(",") if x.strip()):
+            key, eq, val = item.partition("=")
+            if not eq:
+                raise XProbeError(f"random:{rest}[{opts}]: expected key=value, not {item!r}")
+            sizes[key.strip()] = val.strip() if key.strip() == "like" else _int(val, key)
+    arch, _, path = rest.partition(":")
+    head, _, tail = path.rpartition(":")
+    seed = None
+    if head and tail.isdigit():
+        path, seed = head, int(tail)
+    return EncoderSpec("random", path, arch=arch, seed=seed, sizes=tuple(sizes.items()))
+
+
+def _int(val: Any, key: str) -> int:
+    if not str(val).strip().isdigit():
+        raise XProbeError(f"random: size {key}={val!r} is not a positive integer")
+    return int(val)
+
+
+def _parse_transformer(spec: str) -> EncoderSpec:
+    """``hf:PATH[opts]`` / ``st:PATH[opts]`` (without its name); clear error if wrong."""
+    kind, _, rest = spec.partition(":")
+    if kind not in ("hf", "st") or not rest:
+        raise XProbeError(f"--encoder {spec}: expected hf:PATH[options] or st:PATH[options]")
+    path, opts = rest, ""
+    if rest.endswith("]"):
+        path, sep, opts = rest[:-1].rpartition("[")
+        if not sep or not path:
+            raise XProbeError(f"--encoder {spec}: unbalanced [...] around the options")
+    elif "[" in rest or "]" in rest:
+        raise XProbeError(f"--encoder {spec}: options go in brackets at the end: {kind}:PATH[...]")
+    values: dict[str, list[str]] = {}
+    key = None
+    for tok in (t.strip() for t in opts.split(",") if t.strip()):
+        if "=" in tok:
+            key, _, val = tok.partition("=")
+            key = key.strip()
+            if key not in _KEYS:
+                raise XProbeError(
+                    f"--encoder {spec}: unknown option {key!r}; valid: {', '.join(_KEYS)}"
+                )
+            values.setdefault(key, []).append(val.strip())
+        elif tok in POOLINGS:
+            values.setdefault("pooling", []).append(tok)
+        elif key == "layers":
+            values["layers"].append(tok)
+        else:
+            raise XProbeError(f"--encoder {spec}: cannot read option {tok!r} (key=value)")
+    last = {k: v[-1] for k, v in values.items()}
+    return _checked_transformer(kind, path, last, values.get("layers"), spec)
+
+
+def _checked_transformer(
+    kind: str, path: str, last: dict[str, Any], layers: list[str] | None, spec: str
+) -> EncoderSpec:
+    out = EncoderSpec(kind, path)
+    if "pooling" in last:
+        pooling = last["pooling"]
+        if pooling not in POOLINGS:
+            raise XProbeError(
+                f"--encoder {spec}: unknown pooling {pooling!r}; valid: {', '.join(POOLINGS)}"
+            )
+        if kind == "st":
+            raise XProbeError(
+                f"--encoder {spec}: st: uses the model's own pooling; use hf:PATH[pooling=...]"
+            )
+        out = replace(out, pooling=pooling)
+    if layers is not None:
+        out = replace(out, layers=_parse_layers(layers, spec))
+    if "detok" in last:
+        out = replace(out, detok=last["detok"] or "auto")
+    if last.get("max_length") is not None:
+        ml = str(last["max_length"])
+        if not ml.isdigit() or int(ml) < 2:
+            raise XProbeError(f"--encoder {spec}: max_length must be an integer >= 2, not {ml!r}")
+        out = replace(out, max_length=int(ml))
+    return out
+
+
+def _parse_layers(items: list[str], spec: str) -> tuple[int, ...] | None:
+    if items == ["all"]:
+        return None
+    layers: list[int] = []
+    for item in items:
+        a, dash, b = item.partition("-")
+        if a.isdigit() and (not dash or b.isdigit()):
+            layers.extend(range(int(a), int(b if dash else a) + 1))
+        else:
+            raise XProbeError(
+                f"--encoder {spec}: layers must be all, N, A-B or a comma list, not {item!r}"
+            )
+    if not layers:
+        raise XProbeError(f"--encoder {spec}: empty layer list")
+    return tuple(sorted(set(layers)))
+
+
+def _from_fields(d: dict[str, Any], where: str) -> EncoderSpec:
+    """An EncoderSpec from a dict of its fields (``model`` may stand for ``path``)."""
+    if "model" in d and "path" not in d:
+        d["path"] = d.pop("model")
+    d.pop("provenance", None)
+    valid = [f.name for f in dataclasses.fields(EncoderSpec) if f.name != "provenance"]
+    unknown = sorted(set(d) - set(valid))
+    if unknown:
+        raise XProbeError(f"{where}: unknown field(s) {', '.join(unknown)}; valid: "
+                          f"{', '.join(valid)}")  # fmt: skip
+    kind, path = d.get("kind"), d.get("path")
+    if kind not in KINDS or not isinstance(path, str) or not path:
+        raise XProbeError(f"{where}: expected kind (one of {', '.join(KINDS)}) and a path")
+    name = d.get("name")
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise XProbeError(f"{where}: name must be a non-empty string")
+    if kind in ("hf", "st"):
+        layers = d.get("layers")
+        items = None if layers is None else _layer_items(layers)
+        last = {k: d[k] for k in ("pooling", "detok", "max_length") if k in d}
+        if kind == "st" and last.get("pooling") == "mean":
+            last.pop("pooling")
+        return replace(_checked_transformer(kind, path, last, items, where), name=name)
+    sizes = d.get("sizes") or ()
+    sizes = tuple(sorted(sizes.items()) if isinstance(sizes, dict) else map(tuple, sizes))
+    out = EncoderSpec(kind, path, name, arch=str(d.get("arch") or ""), seed=d.get("seed"),
+                      sizes=sizes)  # fmt: skip
+    if kind == "random" and not out.arch:
+        raise XProbeError(f"{where}: a random encoder needs arch")
+    return out
+
+
+def _layer_items(layers: Any) -> list[str]:
+    if isinstance(layers, str):
+        return [x.strip() for x in layers.split(",") if x.strip()]
+    if isinstance(layers, int):
+        return [str(layers)]
+    return [str(x) for x in layers]
+
+
+# provenance -------------------------------------------------------------------------------
+def _with_provenance(spec: EncoderSpec) -> EncoderSpec:
+    if spec.kind not in ("checkpoint", "hf", "st"):
+        return spec
+    return replace(spec, provenance=read_provenance(spec.path))
+
+
+def read_teacher(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """``{"teacher": spec, "teacher_id": id, ...}`` of a distilled student directory, else None
+    (``xprobe_student.json`` of a transformer student, or ``config.json``'s ``extra``).
+
+    Accepts a directory or a spec naming one (``st:DIR``, ``hf:DIR``)."""
+    meta = _extra(path)
+    if not isinstance(meta, dict) or "teacher" not in meta:
+        return None
+    return {k: meta[k] for k in ("teacher", "teacher_id", "kind") if k in meta}
+
+
+def _extra(path: str | os.PathLike[str]) -> Any:
+    text = str(path)
+    if text[:3] in ("st:", "hf:"):
+        text = text[3:]
+    d = Path(text)
+    try:
+        if (d / STUDENT_META).is_file():
+            return json.loads((d / STUDENT_META).read_text("utf-8"))
+        if (d / "config.json").is_file():
+            return json.loads((d / "config.json").read_text("utf-8")).get("extra", {})
+    except (OSError, ValueError, AttributeError):
+        return None
+    return None
+
+
+def read_provenance(path: str) -> Provenance:
+    """A checkpoint's recorded teacher, languages and training data (read once, tolerant: an
+    unreadable checkpoint is reported by its loader)."""
+    extra = _extra(path)
+    if not isinstance(extra, dict):
+        return Provenance()
+    teacher, tid = extra.get("teacher"), extra.get("teacher_id")
+    mapping = extra.get("mapping") if isinstance(extra.get("mapping"), dict) else {}
+    if "teacher" not in extra and mapping.get("teacher_id"):  # the layout before xprobe map's
+        tid, teacher = mapping["teacher_id"], (mapping.get("config") or {}).get("teacher")
+    elif "teacher" not in extra:
+        tid = None
+    langs = [extra.get(k) for k in ("source_lang", "target_lang", "language")]
+    corpus = mapping.get("corpus") if isinstance(mapping.get("corpus"), dict) else {}
+    data = corpus.get("files") or extra.get("train_files") or ()
+    return Provenance(
+        teacher=str(teacher or "") if tid else "",
+        teacher_id=str(tid or ""),
+        languages=tuple(str(x) for x in langs if isinstance(x, str) and x),
+        training_data=tuple(str(x) for x in data) if isinstance(data, list) else (),
+    )
+
+
+# display names ----------------------------------------------------------------------------
+def _default_name(s: EncoderSpec) -> str:
+    """``bov:en.vec`` -> ``bov-en``; a model directory: its card's name; a checkpoint: its
+    folder's name."""
+    if s.kind in ("bov", "pmeans", "npy"):
+        return f"{s.kind}-{Path(s.path).name.split('.')[0]}"
+    if s.kind == "random":
+        seed = "" if s.seed is None else f"-s{s.seed}"
+        extra = "".join(
+            f"-like-{Path(str(v)).name}" if k == "like" else f"-{k}{v}" for k, v in s.sizes
+        )
+        return f"random-{s.arch}-{Path(s.path).name.split('.')[0]}{seed}{extra}"
+    if s.kind == "python":
+        return s.path.rpartition(":")[2]
+    if s.kind in ("hf", "st"):
+        from xprobe.encoders.hfload import model_name
+
+        pool = "" if s.kind == "st" or s.pooling == "mean" else f"-{s.pooling}"
+        return f"{s.kind}-{model_name(s.path)}{pool}"
+    return Path(s.path.rstrip("/")).name or s.path

@@ -107,3 +107,11 @@ def test_a_checkpoint_s_provenance_is_read_once_when_parsed(tmp_path):
     assert spec.record_fields() == {"mapped_from": "bilstm-max:teacher123",
                                     "teacher": "en-bilstm-max"}  # fmt: skip
     assert EncoderSpec.parse(f"bov:{tmp_path}/v.vec").provenance == Provenance()
+
+
+def test_the_spec_as_written_is_kept_for_records_and_messages():
+    """``xprobe xnli`` records ``encoder_spec`` as its user wrote it (byte-identical records)."""
+    spec = EncoderSpec.parse("hf:m/x[cls,layers=0-1]")
+    assert spec.shown == "hf:m/x[cls,layers=0-1]" != str(spec)
+    assert spec == EncoderSpec.parse(str(spec))  # the text is not part of the value
+    assert EncoderSpec.parse({"kind": "bov", "path": "v.vec"}).shown == "bov:v.vec"

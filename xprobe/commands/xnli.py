@@ -44,6 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from xprobe.encoders.encoder_spec import EncoderSpec
     from xprobe.mapping.xnli import XNLIEval, evaluate_xnli, write_xnli_record
 
     if args.threads:
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
         torch.set_num_threads(args.threads)
     cfg = XNLIEval(
-        encoder=args.encoder,
+        encoder=EncoderSpec.parse(args.encoder),  # parsed once, here
         head=args.head,
         data=args.data,
         lang=args.lang,

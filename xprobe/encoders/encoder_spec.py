@@ -75,6 +75,7 @@ class EncoderSpec:
     detok: str = "auto"
     max_length: int | None = None
     provenance: Provenance = field(default_factory=Provenance, compare=False)
+    text: str = field(default="", compare=False, repr=False)  # the string it was parsed from
 
     # parsing --------------------------------------------------------------------------------
     @classmethod
@@ -84,7 +85,8 @@ class EncoderSpec:
         if isinstance(value, EncoderSpec):
             return value
         if isinstance(value, (str, os.PathLike)):
-            return _with_provenance(_parse_string(os.fspath(value)))
+            text = os.fspath(value)
+            return replace(_with_provenance(_parse_string(text)), text=text)
         if isinstance(value, dict):
             return _with_provenance(_from_fields(dict(value), f"encoder {value!r}"))
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -100,6 +102,11 @@ class EncoderSpec:
     def display_name(self) -> str:
         """The name its records and the report use: ``name``, else one made from the spec."""
         return self.name or _default_name(self)
+
+    @property
+    def shown(self) -> str:
+        """The spec as its user wrote it (records and messages quote it), else canonical."""
+        return self.text or str(self)
 
     @property
     def plain(self) -> str:
@@ -261,7 +268,9 @@ def _from_fields(d: dict[str, Any], where: str) -> EncoderSpec:
     if "model" in d and "path" not in d:
         d["path"] = d.pop("model")
     d.pop("provenance", None)
-    valid = [f.name for f in dataclasses.fields(EncoderSpec) if f.name != "provenance"]
+    d.pop("text", None)
+    own = ("provenance", "text")
+    valid = [f.name for f in dataclasses.fields(EncoderSpec) if f.name not in own]
     unknown = sorted(set(d) - set(valid))
     if unknown:
         raise XProbeError(f"{where}: unknown field(s) {', '.join(unknown)}; valid: "

@@ -227,7 +227,7 @@ def load_stopper(
 class XNLIEval:
     """One evaluation: an encoder spec, a head directory, an XNLI file and its language."""
 
-    encoder: str
+    encoder: Any  # an EncoderSpec (parsed at the edge) or a spec string
     head: str
     data: str
     lang: str
@@ -259,8 +259,8 @@ def bootstrap_interval(
 
 def evaluate_xnli(cfg: XNLIEval) -> dict[str, Any]:
     """Accuracy, bootstrap interval and provenance of ``cfg.encoder`` + ``cfg.head`` on the file."""
+    from xprobe.encoders.encoder_spec import EncoderSpec
     from xprobe.encoders.neural import resolve_device
-    from xprobe.encoders.spec import default_name
     from xprobe.nli.head import load_frozen_encoder, load_head, predict
     from xprobe.nli.vectors import cached_vectors, vector_cache_dir
 
@@ -268,10 +268,11 @@ def evaluate_xnli(cfg: XNLIEval) -> dict[str, Any]:
     clf, meta = load_head(cfg.head, device=device)
     prem, hyp, labels = read_xnli_tokens(cfg.data, cfg.language or cfg.lang, cfg.lang, cfg.limit)
     vocab = {t for s in prem + hyp for t in s}
-    encoder = load_frozen_encoder(cfg.encoder, vocab, device, cfg.lang)
+    spec = EncoderSpec.parse(cfg.encoder)  # parsed at the edge already (xprobe xnli)
+    encoder = load_frozen_encoder(spec, vocab, device, cfg.lang)
     if int(encoder.dim) != int(meta["dim"]):
         raise XProbeError(
-            f"{cfg.head}: the NLI head reads {meta['dim']}-d vectors, encoder {cfg.encoder} gives "
+            f"{cfg.head}: the NLI head reads {meta['dim']}-d vectors, encoder {spec.shown} gives "
             f"{encoder.dim}-d; use a head trained on this encoder's space (or its teacher's)"
         )
     cache = vector_cache_dir(cfg.cache_dir)
@@ -281,8 +282,8 @@ def evaluate_xnli(cfg: XNLIEval) -> dict[str, Any]:
     lo, hi = bootstrap_interval(correct, cfg.n_boot, cfg.seed)
     majority = float(np.bincount(labels, minlength=3).max() / len(labels))
     return {
-        "encoder": cfg.name or default_name(cfg.encoder),
-        "encoder_spec": cfg.encoder,
+        "encoder": cfg.name or spec.display_name,
+        "encoder_spec": spec.shown,
         "encoder_id": encoder.id,
         "head": str(cfg.head),
         "head_encoder": meta.get("encoder", ""),

@@ -72,14 +72,15 @@ class HeadConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def load_frozen_encoder(spec: str, vocab: set[str], device: str, lang: str | None = None):
+def load_frozen_encoder(spec: Any, vocab: set[str], device: str, lang: str | None = None):
     """The encoder a spec names, refusing precomputed (``npy:``) embeddings; ``lang`` is the
     language of the sentences it will see (transformers detokenise in it)."""
     from xprobe.encoders.spec import NpyEmbeddings, parse_encoder
 
     enc = parse_encoder(spec, vocab=vocab, device=device)
     if isinstance(enc, NpyEmbeddings):
-        raise XProbeError(f"--encoder {spec}: precomputed embeddings cannot encode NLI pairs")
+        shown = getattr(spec, "shown", spec)
+        raise XProbeError(f"--encoder {shown}: precomputed embeddings cannot encode NLI pairs")
     if lang and hasattr(enc, "set_language"):
         enc.set_language(lang)
     return enc

@@ -40,7 +40,7 @@ from xprobe.probe.datasets import ProbingSet, dir_language, ensure_train, load_p
 from xprobe.probe.design import warn_few_per_class
 from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
 from xprobe.probe.not_applicable import na_records, split_na
-from xprobe.probe.provenance import encoder_fields, manifest_tasks, partial_tasks
+from xprobe.probe.provenance import manifest_tasks, partial_tasks
 from xprobe.probe.records import append_records, pack_correct, read_records, record_key
 
 __all__ = [
@@ -148,7 +148,8 @@ def run_probe(
     done = {record_key(r) for r in read_records(out)} if not opts.force else set()
     ctx = _Context(encoder, name, dataset, opts, EmbeddingCache(opts.cache_dir, opts.cache_dtype))
     ctx.vocab_sets = sets if needs_encoder else []
-    ctx.provenance = (encoder_fields(encoder), partial_tasks(data_dir))
+    fields = encoder.record_fields() if isinstance(encoder, EncoderSpec) else {}  # read once
+    ctx.provenance = (fields, partial_tasks(data_dir))
     ctx.one_class = {f: v for f, v in one_class.items() if v}
     todo = [
         _Unit(ps, c, s)

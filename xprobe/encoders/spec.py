@@ -20,15 +20,16 @@ Any spec may end in a display name, ``[name=NAME]`` (or ``name=NAME`` among a sp
 options: ``hf:PATH[cls,name=MiniLM-L6]``): the name its records and the report use, as
 ``probe --name`` sets it; not part of the encoder's identity (``id``). Give the encoders of one
 kind over each language's vectors one name (``bov:fi.vec[name=bov-fasttext]``) to pair them by
-name in the report. Without one,
-:func:`default_name` makes one from the spec: for ``hf:``/``st:`` directories the model card's
-name (``# all-MiniLM-L6-v2``), else the directory's name without generic parts such as ``model``.
+name in the report. Without one, :attr:`EncoderSpec.display_name` makes one from the spec: for
+``hf:``/``st:`` directories the model card's name (``# all-MiniLM-L6-v2``), else the directory's
+name without generic parts such as ``model``. The spec is parsed once, where it enters, into an
+:class:`~xprobe.encoders.encoder_spec.EncoderSpec`; :func:`parse_encoder` loads what it names.
 
 Example::
 
-    enc = parse_encoder("bov:vectors/en.vec", vocab={"a", "cat"})
-    default_name("random:bilstm-max:en.vec:3")   # 'random-bilstm-max-en-s3'
-    split_display_name("bov:fi.vec[name=bov-ft]")  # ('bov:fi.vec', 'bov-ft')
+    spec = EncoderSpec.parse("bov:vectors/en.vec")   # at the edge (CLI, study, Python API)
+    enc = parse_encoder(spec, vocab={"a", "cat"})
+    EncoderSpec.parse("random:bilstm-max:en.vec:3").display_name   # 'random-bilstm-max-en-s3'
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def parse_encoder(
 ) -> Encoder | NpyEmbeddings:
     """The encoder a spec names (see the module docstring); ``vocab`` restricts vector loading.
     ``spec``: an :class:`EncoderSpec` (a string is parsed, for callers outside the package)."""
-    s = EncoderSpec.parse(spec)
+    s = spec if isinstance(spec, EncoderSpec) else EncoderSpec.parse(spec)
     if s.kind in ("hf", "st"):
         from xprobe.encoders.transformer import load_transformer
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
 
-__all__ = ["LrFit", "fit_lr"]
+__all__ = ["LrFit", "fit_lr", "lbfgs_history"]
 
 RTOL = 1e-3  # certified suboptimality, relative to the objective
 
@@ -214,12 +214,14 @@ def fit_lr(
     max_iter: int = 1000,
     init: list | None = None,
     rtol: float = RTOL,
+    history: int | None = None,
 ) -> LrFit:
     """Minimise every (layer, L2) objective at once; ``xs``: one raw float32 ``(n, d)`` tensor
     per layer, ``y`` their labels (or one label tensor per input, when the inputs are different
     rows, e.g. the prefixes of an online code), ``stats``: their ``(mean, std)`` (None: no
     standardising); ``init``: a previous
-    fit's ``theta`` to start from (a warm start; the minimum is the same)."""
+    fit's ``theta`` to start from (a warm start; the minimum is the same); ``history``: L-BFGS
+    pairs kept (None: :func:`lbfgs_history` of this solve's size)."""
     import torch
 
     from xprobe.probe.lbfgs import minimise
@@ -232,8 +234,7 @@ def fit_lr(
         thetas = [
             torch.zeros((x.shape[1] + 1, len(l2s), k), dtype=torch.float64, device=dev) for x in xs
         ]
-    size = sum(t.numel() for t in thetas)
-    history = max(3, min(100, int(2e8 // (16 * size))))  # s and y pairs within ~200 MB
+    history = history or lbfgs_history(sum(t.numel() for t in thetas))
     obj = _Objective(xs, y, stats, l2s, k)
     thetas, grads, iters, converged = minimise(obj, thetas, tol, max_iter, history,
                                                obj.stop(tol, rtol), obj.refine)  # fmt: skip
@@ -244,6 +245,11 @@ def fit_lr(
                 "tol %.0e (no L2 and separable data, or float32 precision)", iters, gmax,
                 tol)  # fmt: skip
     return LrFit(thetas, iters, obj.evals, converged, n_classes)
+
+
+def lbfgs_history(size: int) -> int:
+    """L-BFGS pairs kept for ``size`` parameters: s and y pairs within about 200 MB."""
+    return max(3, min(100, int(2e8 // (16 * max(size, 1)))))
 
 
 def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, cfg,
@@ -259,6 +265,7 @@ def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, c
     xs = [f.x[0] for f in trs]
     stats = None if trs[0].stats is None else [f.stats[0] for f in trs]
     l2s = [pt.l2 for pt in points]
-    fit = fit_lr(xs, ytr, stats, l2s, n_classes, cfg.tol, cfg.max_iter, init)
+    fit = fit_lr(xs, ytr, stats, l2s, n_classes, cfg.tol, cfg.max_iter, init,
+                 history=getattr(cfg, "history", None))  # fmt: skip
     best = np.stack([fit.dev_accuracies(i, va, yva) for i, va in enumerate(vas)])
     return fit, best

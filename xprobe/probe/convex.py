@@ -165,8 +165,9 @@ class _Objective:
 
         return test
 
-    def __call__(self, thetas: list) -> tuple[list, list]:
-        """Per input, the objective of every grid point ``(G,)`` and the gradients."""
+    def __call__(self, thetas: list, active: list[bool] | None = None) -> tuple[list, list]:
+        """Per input, the objective of every grid point ``(G,)`` and the gradients (None for
+        an input that ``active`` leaves out: every block of it has stopped)."""
         import torch
 
         self.evals += 1
@@ -174,6 +175,10 @@ class _Objective:
         for i, (x, y, th, (mean, std)) in enumerate(
             zip(self.xs, self.ys, thetas, self.stats, strict=True)
         ):
+            if active is not None and not active[i]:
+                values.append(None)
+                grads.append(None)
+                continue
             prec = torch.float64 if self.precise[i] else torch.float32
             n = max(int(y.shape[0]), 1)
             d, g, k = th.shape[0] - 1, th.shape[1], th.shape[2]

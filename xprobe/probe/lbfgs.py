@@ -41,6 +41,16 @@ def _direction(g, hist: list, gamma):
     return -r
 
 
+def _evaluate(fun: Callable, thetas: list, active: list[bool], last: tuple) -> tuple[list, list]:
+    """``fun`` on the inputs with a block still searching; the others keep ``last`` (their
+    values at the same point: an input's value depends on its own parameters only)."""
+    if all(active):
+        return fun(thetas)
+    values, grads = fun(thetas, active)
+    return ([v if a else lv for v, a, lv in zip(values, active, last[0], strict=True)],
+            [g if a else lg for g, a, lg in zip(grads, active, last[1], strict=True)])  # fmt: skip
+
+
 def _max_grad_test(tol: float) -> Callable:
     def stop(i: int, f, g):
         return g.abs().amax(dim=(0, 2)) <= tol
@@ -57,8 +67,9 @@ def minimise(
     stop: Callable | None = None,
     refine: Callable | None = None,
 ) -> tuple[list, list, int, bool]:
-    """Minimise ``fun(thetas) -> (values: list of (G,), grads: list like thetas)`` block by
-    block; returns (thetas, grads, iterations, every block converged).
+    """Minimise ``fun(thetas, active=None) -> (values: list of (G,), grads: list like thetas)``
+    block by block (``active``: per input, whether it is needed; None where not); returns
+    (thetas, grads, iterations, every block converged).
 
     ``stop(i, f_i, g_i) -> (G,) bool``: the stopping test of input ``i``'s blocks (default:
     largest gradient component at most ``tol``); ``refine(i) -> bool``: raise the precision of
@@ -89,10 +100,12 @@ def minimise(
             steps.append(t)
         first = False
         ok = [dn.clone() for dn in done]
+        fn_gn = ([v.clone() for v in f], [v.clone() for v in g])  # inputs all done: unchanged
         for _ in range(40):  # backtracking until every block satisfies Armijo
             trial = [th + (t.view(1, -1, 1) * d) for th, t, d in zip(thetas, steps, dirs,
                                                                       strict=True)]  # fmt: skip
-            fn, gn = fun(trial)
+            fn, gn = _evaluate(fun, trial, [not bool(o.all()) for o in ok], fn_gn)
+            fn_gn = (fn, gn)
             for i in range(len(thetas)):
                 ok[i] = ok[i] | (fn[i] <= f[i] + 1e-4 * steps[i] * gtd[i])
                 steps[i] = torch.where(ok[i], steps[i], steps[i] * 0.5)

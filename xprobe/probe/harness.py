@@ -387,7 +387,11 @@ class _Context:
         trained at once (``joint``: of a model's layers, default: more than one here)."""
         layers = list(x[0])
         if clf in ("lr", "mlp") and (len(layers) > 1 if joint is None else joint):
-            cfg = replace(self.opts.train, device=self.opts.device, history=history)
+            cfg = replace(
+                self.opts.train,
+                device=self.opts.device,
+                history=self.opts.train.history if history is None else history,
+            )
             rs = train_select_layers(
                 [x[0][k] for k in layers], y[0], [x[1][k] for k in layers], y[1],
                 [x[2][k] for k in layers], y[2], kind=clf, grid=self.opts.grid, seed=seed,

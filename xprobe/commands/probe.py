@@ -44,6 +44,16 @@ HELP = "probe an encoder on probing sets (MLP/LR with dev selection, baselines);
 log = logging.getLogger(__name__)
 
 
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from xprobe.probe.harness import CLASSIFIERS
 
@@ -123,6 +133,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help="at most N test sentences (as --max-dev)",
+    )
+    p.add_argument(
+        "--layer-block",
+        type=_positive,
+        metavar="N",
+        help="probe a layer-wise encoder's layers N at a time, read from the embedding cache "
+        "(memory: one block's features; the same records as all at once)",
     )
     p.add_argument(
         "--threads",
@@ -258,6 +275,7 @@ def run(args: argparse.Namespace) -> int:
         max_test=args.max_test,
         lowercase=args.lowercase,
         cache_dtype=args.cache_dtype,
+        layer_block=args.layer_block,
         control=args.control,
         allow_one_class=args.allow_one_class,
         train=TrainConfig(

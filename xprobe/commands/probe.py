@@ -44,7 +44,6 @@ HELP = "probe an encoder on probing sets (MLP/LR with dev selection, baselines);
 log = logging.getLogger(__name__)
 
 
-
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -53,6 +52,7 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from xprobe.probe.harness import CLASSIFIERS

@@ -11,6 +11,7 @@ import pytest
 from xprobe.errors import XProbeError
 from xprobe.study import Step, make_plan
 from xprobe.study.engine import run_plan
+from xprobe.study.schema import cpu_count
 
 
 def chain(out: Path, ext: Path, b_text: str = "b", fail_if: str = "") -> list[Step]:
@@ -158,3 +159,39 @@ def test_dask_distributed_client_runs_the_same_plan(tmp_path: Path, ext: Path) -
     assert set(timings) == {"a", "b", "c", "d", "total"}
     for name in "abcd":
         assert (remote / name).read_bytes() == (local / name).read_bytes(), name
+
+
+def side_by_side(out: Path) -> list[Step]:
+    """Two independent steps that each wait for the other to have started."""
+    x, y = str(out / "x"), str(out / "y")
+    hx, hy = str(out / "x-here"), str(out / "y-here")  # scratch, no step's output: no dependency
+    meet = "tests.study.helpers:meet"
+    return [
+        Step("x", "x", ("call", meet, {"out": x, "here": hx, "there": hy}), (x,)),
+        Step("y", "y", ("call", meet, {"out": y, "here": hy, "there": hx}), (y,)),
+    ]
+
+
+@pytest.mark.skipif(cpu_count() < 2, reason="needs two cores")
+def test_independent_steps_run_side_by_side_by_default(tmp_path: Path) -> None:
+    """`xprobe run` and the demo (jobs 0: one step per core) run independent steps at once."""
+    out = tmp_path / "out"
+    run_plan(make_plan(side_by_side(out), out), jobs=0)
+    assert (out / "x").read_text() == (out / "y").read_text() == "met"
+    from xprobe.cli import build_parser
+
+    assert build_parser().parse_args(["run", "s.toml", "--out", "o"]).jobs == 0
+
+
+def test_a_step_beside_others_gets_its_share_of_the_cores(tmp_path: Path) -> None:
+    """Two steps at once on 2 cores: each parses with one UDPipe process and one torch thread,
+    not two (which would put four on two cores); alone, at most the machine's cores."""
+    from xprobe.study.engine import share
+
+    runtime = ("--workers", "2", "--threads", "4", "--scheduler", "tcp://x:1")
+    step = Step("e", "extract", ("cli", [["extract"]]), (str(tmp_path / "e"),), runtime=runtime)
+    status = make_plan([step], tmp_path).steps[0]
+    assert share(status, 2, 2).step.runtime == ("--workers", "1", "--threads", "1",
+                                                "--scheduler", "tcp://x:1")  # fmt: skip
+    assert share(status, 2, 8).step.runtime[:4] == ("--workers", "2", "--threads", "4")
+    assert share(status, 1, 2).step.runtime[:4] == ("--workers", "2", "--threads", "2")

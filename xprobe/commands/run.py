@@ -36,9 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="override one key, e.g. probe.seeds=3 or study.sizes=[1000,100,100] (repeatable)",
     )  # fmt: skip
     parser.add_argument(
-        "--jobs", type=int, default=1, metavar="N",
-        help="independent steps run at once in local worker processes (default 1; corpus "
-        "steps parse with [study] workers processes each)",
+        "--jobs", type=int, default=0, metavar="N",
+        help="independent steps run at once in local worker processes (default 0: one per "
+        "core; each step's UDPipe processes and torch threads get its share of the cores; "
+        "1: one step at a time in this process)",
     )  # fmt: skip
     parser.add_argument(
         "--scheduler", metavar="ADDRESS",

@@ -1,7 +1,9 @@
 """Run a plan's steps that are to do as a Dask graph, skipping what is done.
 
-Local by default: one step at a time in this process (``jobs=1``), or up to ``jobs`` independent
-steps at once in worker processes (Dask's multiprocessing scheduler). ``scheduler="tcp://..."``
+Local by default: up to ``jobs`` independent steps at once in worker processes (Dask's
+multiprocessing scheduler; ``jobs=0``: one per core), each step's UDPipe processes and torch
+threads capped at its share of the cores so the machine is not oversubscribed; ``jobs=1``: one
+step at a time in this process. ``scheduler="tcp://..."``
 sends the steps to a Dask cluster whose workers see the same paths. Each step writes
 ``OUT/.study/steps/NAME.started`` (its fingerprint) before it runs and ``NAME.json`` (fingerprint,
 settings, inputs, seconds) atomically after it finished: a killed run leaves no marker for the
@@ -15,15 +17,20 @@ import logging
 import shutil
 import sys
 import time
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.files import write_json
 from xprobe.study.actions import run_action
+from xprobe.study.schema import cpu_count
 from xprobe.study.state import Plan, StepStatus, marker_dir, read_marker
 
-__all__ = ["execute", "run_plan"]
+__all__ = ["execute", "local_jobs", "run_plan"]
+
+SHARED = ("--workers", "--threads")  # runtime flags capped at a concurrent step's share of cores
 
 log = logging.getLogger(__name__)
 
@@ -116,11 +123,32 @@ def _hms(seconds: float) -> str:
     return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
 
 
-def _graph(plan: Plan, threads: int) -> tuple[dict[str, Any], list[str]]:
+def local_jobs(jobs: int) -> int:
+    """How many steps run at once locally: ``jobs``, or one per core when ``jobs`` is 0."""
+    return jobs if jobs > 0 else cpu_count()
+
+
+def share(status: StepStatus, jobs: int, cores: int) -> StepStatus:
+    """``status`` with its step's ``--workers``/``--threads`` capped at ``cores // jobs`` (at
+    least 1): ``jobs`` steps at once then use the cores once, not ``jobs`` times. These flags
+    change how a step runs, never what it writes (they are not part of its fingerprint)."""
+    cap = max(1, cores // max(1, jobs))
+    runtime = list(status.step.runtime)
+    for i, flag in enumerate(runtime[:-1]):
+        if flag in SHARED and runtime[i + 1].isdigit():
+            runtime[i + 1] = str(min(int(runtime[i + 1]), cap))
+    return replace(status, step=replace(status.step, runtime=tuple(runtime)))
+
+
+def _graph(plan: Plan, threads: int, jobs: int = 1) -> tuple[dict[str, Any], list[str]]:
     todo = {s.step.name for s in plan.todo}
     graph: dict[str, Any] = {}
+    cores = cpu_count()
+    if jobs > 1:
+        threads = max(1, min(threads, cores // jobs))
     for s in plan.todo:
         deps = [d for d in s.deps if d in todo]
+        s = share(s, jobs, cores) if jobs > 1 else s
         graph[s.step.name] = (execute, s, str(plan.out), threads, *deps)
     return graph, [s.step.name for s in plan.todo]
 
@@ -128,8 +156,10 @@ def _graph(plan: Plan, threads: int) -> tuple[dict[str, Any], list[str]]:
 def run_plan(
     plan: Plan, jobs: int = 1, scheduler: str | None = None, threads: int = 1
 ) -> dict[str, float]:
-    """Run the steps of ``plan`` that are to do; returns seconds per step run and ``total``."""
-    graph, keys = _graph(plan, threads)
+    """Run the steps of ``plan`` that are to do; returns seconds per step run and ``total``.
+    ``jobs``: steps at once on this machine (0: one per core; ignored with ``scheduler``)."""
+    jobs = 1 if scheduler else min(local_jobs(jobs), max(1, len(plan.todo)))
+    graph, keys = _graph(plan, threads, jobs)
     progress = Progress(plan)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
@@ -162,9 +192,18 @@ def _local(graph: dict, keys: list[str], jobs: int, progress: Progress, timings:
         import dask.multiprocessing
 
         get = dask.multiprocessing.get
-        kwargs = {"num_workers": jobs}
+        level = logging.getLogger().level  # the steps log as this process does
+        # chunksize 1: dask's default (6) hands all ready steps to one worker, one after another
+        kwargs = {"num_workers": jobs, "chunksize": 1,
+                  "initializer": partial(_worker_logging, level)}  # fmt: skip
     with Callback(pretask=pre, posttask=post):
         get(graph, keys, **kwargs)
+
+
+def _worker_logging(level: int) -> None:
+    from xprobe.cli import setup_logging
+
+    setup_logging(verbose=int(0 < level <= logging.DEBUG), quiet=level >= logging.WARNING)
 
 
 def _distributed(graph: dict, keys: list[str], address: str, progress: Progress, timings: dict):

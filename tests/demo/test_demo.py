@@ -31,6 +31,8 @@ def test_demo_is_the_sample_study(tmp_path: Path) -> None:
         assert {"extract-de", "train-nli-en-bilstm-max", "map-de-bilstm-max"} <= set(names), size
         report = next(s for s in study.steps if s.name == "report")
         assert "--html" in report.action[2]["argv"], size  # report.html beside report.md
+        words = next(s for s in study.steps if s.name == "extract-de").strings()
+        assert words[words.index("--dataset") + 1] == "sample"  # in the manifest, for probes
     tiny = load_study(STUDIES_DIR / "sample.toml", tmp_path, "tiny")
     assert tiny.data["sample"]["sentences"] == 8000 and tiny.data["study"]["sizes"] == [
         400,

@@ -81,6 +81,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=int, default=1111, help="seed of every random choice (default 1111)"
     )
     parser.add_argument(
+        "--dataset", metavar="NAME",
+        help="the dataset's name, recorded in manifest.json: `xprobe probe` on this folder "
+        "records it (a study passes its [study] dataset)",
+    )  # fmt: skip
+    parser.add_argument(
         "--allow-partial",
         action="store_true",
         help="write a task that cannot be filled with what was found (still "
@@ -269,6 +274,7 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         progress=args.progress,
         windows=args.windows,
+        dataset=args.dataset,
     )
     if args.from_text:
         from xprobe.corpus.stopping import Stopped, stop_on_signals

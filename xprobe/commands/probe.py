@@ -224,8 +224,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--dataset",
-        help="dataset name in the records (default: the data folder's "
-        "parent folder name), e.g. to compare two English datasets",
+        help="dataset name in the records (default: manifest.json's dataset, which "
+        "`xprobe extract --dataset` and a study record, else the data folder's parent folder "
+        "name), e.g. to compare two English datasets",
     )
 
 

@@ -88,6 +88,7 @@ class ExtractConfig:
     pool_margin: float = 0.5
     windows: str = "auto"  # frequency windows: auto, absolute or per-million (windows.py)
     progress: bool | None = None  # None: a bar only on a terminal
+    dataset: str | None = None  # recorded in the manifest: `xprobe probe`'s default dataset
 
 
 def _select_tasks(names: list[str | TaskSpec] | None) -> list[TaskSpec]:

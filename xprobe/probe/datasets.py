@@ -43,6 +43,7 @@ __all__ = [
     "SPLITS",
     "ProbingSet",
     "detect_layout",
+    "dir_dataset",
     "dir_language",
     "ensure_train",
     "load_probing_dir",
@@ -239,6 +240,18 @@ def detect_layout(data_dir: str | os.PathLike[str]) -> str:
     if any((p / "te.txt").is_file() or (p / "va.txt").is_file() for p in d.iterdir()):
         return "xprobe"
     raise XProbeError(f"{d}: neither SentEval task files (*.txt) nor X-Probe task folders")
+
+
+def dir_dataset(data_dir: str | os.PathLike[str]) -> str:
+    """The dataset name of a probing folder: ``manifest.json``'s ``dataset`` (``xprobe extract
+    --dataset``, which a study passes), else the name of the folder holding it
+    (``probing/en`` -> ``probing``)."""
+    d = Path(data_dir)
+    try:
+        name = json.loads((d / "manifest.json").read_text(encoding="utf-8")).get("dataset")
+    except (OSError, ValueError, AttributeError):
+        name = None
+    return str(name) if isinstance(name, str) and name else d.resolve().parent.name
 
 
 def dir_language(data_dir: str | os.PathLike[str]) -> str:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np

@@ -195,3 +195,34 @@ def test_a_step_beside_others_gets_its_share_of_the_cores(tmp_path: Path) -> Non
                                                 "--scheduler", "tcp://x:1")  # fmt: skip
     assert share(status, 2, 8).step.runtime[:4] == ("--workers", "2", "--threads", "4")
     assert share(status, 1, 2).step.runtime[:4] == ("--workers", "2", "--threads", "2")
+
+
+def test_the_longest_chain_starts_first(tmp_path: Path) -> None:
+    """In the demo's study, once the sample is made both UDPipe trainings (heading the long
+    parse-extract-probe chains of English and German) outrank the quick vectors steps, and the
+    report comes last."""
+    from xprobe.study import STUDIES_DIR, load_study
+    from xprobe.study.pool import priorities
+
+    study = load_study(STUDIES_DIR / "sample.toml", tmp_path / "out", "tiny")
+    prio = priorities(make_plan(study.steps, study.out).todo)
+    after_sample = sorted(("udpipe-en", "udpipe-de", "vectors-en", "vectors-de"),
+                          key=lambda n: -prio[n])  # fmt: skip
+    assert set(after_sample[:2]) == {"udpipe-en", "udpipe-de"}
+    assert prio["sample"] == max(prio.values()) and prio["report"] == min(prio.values())
+
+
+def test_a_step_failing_beside_others_stops_the_run_with_its_error(tmp_path: Path, ext: Path):
+    """Side by side, b fails: its error is raised (one line), d (independent) still finishes,
+    c (after b) never starts, and the rerun resumes from there."""
+    out, flag = tmp_path / "out", tmp_path / "kill"
+    flag.write_text("")
+    with pytest.raises(XProbeError, match="step writing b was killed"):
+        run_plan(make_plan(chain(out, ext, fail_if=str(flag)), out), jobs=2)
+    marks = out / ".study" / "steps"
+    assert (marks / "a.json").exists() and (marks / "d.json").exists()
+    assert not (marks / "b.json").exists()
+    assert not (out / "c").exists()
+    flag.unlink()
+    timings = run_plan(make_plan(chain(out, ext), out), jobs=2)
+    assert "c" in timings and (out / "c").read_text() == "external abc"

@@ -1,9 +1,9 @@
 """Run a plan's steps that are to do as a Dask graph, skipping what is done.
 
-Local by default: up to ``jobs`` independent steps at once in worker processes (Dask's
-multiprocessing scheduler; ``jobs=0``: one per core), each step's UDPipe processes and torch
-threads capped at its share of the cores so the machine is not oversubscribed; ``jobs=1``: one
-step at a time in this process. ``scheduler="tcp://..."``
+Local by default: up to ``jobs`` independent steps at once in worker processes
+(:mod:`xprobe.study.pool`, the longest remaining chain first; ``jobs=0``: one per core), each
+step's UDPipe processes and torch threads capped at its share of the cores so the machine is not
+oversubscribed; ``jobs=1``: one step at a time in this process. ``scheduler="tcp://..."``
 sends the steps to a Dask cluster whose workers see the same paths. Each step writes
 ``OUT/.study/steps/NAME.started`` (its fingerprint) before it runs and ``NAME.json`` (fingerprint,
 settings, inputs, seconds) atomically after it finished: a killed run leaves no marker for the
@@ -18,7 +18,6 @@ import shutil
 import sys
 import time
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -140,15 +139,11 @@ def share(status: StepStatus, jobs: int, cores: int) -> StepStatus:
     return replace(status, step=replace(status.step, runtime=tuple(runtime)))
 
 
-def _graph(plan: Plan, threads: int, jobs: int = 1) -> tuple[dict[str, Any], list[str]]:
+def _graph(plan: Plan, threads: int) -> tuple[dict[str, Any], list[str]]:
     todo = {s.step.name for s in plan.todo}
     graph: dict[str, Any] = {}
-    cores = cpu_count()
-    if jobs > 1:
-        threads = max(1, min(threads, cores // jobs))
     for s in plan.todo:
         deps = [d for d in s.deps if d in todo]
-        s = share(s, jobs, cores) if jobs > 1 else s
         graph[s.step.name] = (execute, s, str(plan.out), threads, *deps)
     return graph, [s.step.name for s in plan.todo]
 
@@ -159,22 +154,24 @@ def run_plan(
     """Run the steps of ``plan`` that are to do; returns seconds per step run and ``total``.
     ``jobs``: steps at once on this machine (0: one per core; ignored with ``scheduler``)."""
     jobs = 1 if scheduler else min(local_jobs(jobs), max(1, len(plan.todo)))
-    graph, keys = _graph(plan, threads, jobs)
+    graph, keys = _graph(plan, threads)
     progress = Progress(plan)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     try:
         if keys and scheduler:
             _distributed(graph, keys, scheduler, progress, timings)
+        elif keys and jobs > 1:
+            _side_by_side(plan, threads, jobs, progress, timings)
         elif keys:
-            _local(graph, keys, jobs, progress, timings)
+            _local(graph, keys, progress, timings)
     finally:
         progress.close()
     timings["total"] = round(time.perf_counter() - t0, 1)
     return timings
 
 
-def _local(graph: dict, keys: list[str], jobs: int, progress: Progress, timings: dict) -> None:
+def _local(graph: dict, keys: list[str], progress: Progress, timings: dict) -> None:
     import dask
     from dask.callbacks import Callback
 
@@ -185,25 +182,23 @@ def _local(graph: dict, keys: list[str], jobs: int, progress: Progress, timings:
         timings[result[0]] = result[1]
         progress.ended(*result)
 
-    if jobs <= 1:
-        get = dask.get
-        kwargs: dict[str, Any] = {}
-    else:
-        import dask.multiprocessing
-
-        get = dask.multiprocessing.get
-        level = logging.getLogger().level  # the steps log as this process does
-        # chunksize 1: dask's default (6) hands all ready steps to one worker, one after another
-        kwargs = {"num_workers": jobs, "chunksize": 1,
-                  "initializer": partial(_worker_logging, level)}  # fmt: skip
     with Callback(pretask=pre, posttask=post):
-        get(graph, keys, **kwargs)
+        dask.get(graph, keys)
 
 
-def _worker_logging(level: int) -> None:
-    from xprobe.cli import setup_logging
+def _side_by_side(plan: Plan, threads: int, jobs: int, progress: Progress, timings: dict) -> None:
+    from xprobe.study.pool import run_side_by_side
 
-    setup_logging(verbose=int(0 < level <= logging.DEBUG), quiet=level >= logging.WARNING)
+    cores = cpu_count()
+    todo = [share(s, jobs, cores) for s in plan.todo]
+    threads = max(1, min(threads, cores // jobs))
+
+    def ended(name: str, seconds: float) -> None:
+        timings[name] = seconds
+        progress.ended(name, seconds)
+
+    args = (str(plan.out), threads)
+    run_side_by_side(todo, execute, args, jobs, progress.started, ended)
 
 
 def _distributed(graph: dict, keys: list[str], address: str, progress: Progress, timings: dict):

@@ -226,3 +226,21 @@ def test_a_step_failing_beside_others_stops_the_run_with_its_error(tmp_path: Pat
     flag.unlink()
     timings = run_plan(make_plan(chain(out, ext), out), jobs=2)
     assert "c" in timings and (out / "c").read_text() == "external abc"
+
+
+def test_dry_run_names_what_each_step_reads_writes_and_asks(tmp_path: Path, ext: Path) -> None:
+    """The plan says, per step, its inputs with their sizes and its outputs (OUT/...), and the
+    task sizes an extract step asks for."""
+    from xprobe.study.describe import describe, human_size
+
+    out = tmp_path / "out"
+    steps = chain(out, ext)
+    steps[3] = Step("d", "extract", ("cli", [["extract", "--sizes", "600,100,100", str(ext)]]),
+                    (str(out / "d"),))  # fmt: skip
+    lines = describe(make_plan(steps, out))
+    assert lines[:3] == ["[1/4] to do  a  (new)", f"      reads   {ext} (9 B)",
+                         "      writes  OUT/a"]  # fmt: skip
+    assert "      reads   OUT/a (not there yet)" in lines
+    assert "      sizes   600,100,100 (tr,va,te per task)" in lines
+    assert lines[-2:] == [f"OUT = {out}", "4 of 4 steps to do"]
+    assert (human_size(9), human_size(1536), human_size(3 * 1024**3)) == ("9 B", "1.5 KB", "3.0 GB")

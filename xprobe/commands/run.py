@@ -26,7 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("study", type=Path, metavar="STUDY.toml", help="the study file")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder")
     parser.add_argument(
-        "--dry-run", action="store_true", help="print the plan (every step, done or to do, why)"
+        "--dry-run",
+        action="store_true",
+        help="print the plan (every step, done or to do, why; what it reads, with sizes, writes, "
+        "the download cache included, and the task sizes)",
     )
     parser.add_argument(
         "--variant", metavar="NAME", help="merge the study's [variants.NAME] over it first"
@@ -58,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
     study = load_study(args.study, args.out, args.variant, overrides, args.scheduler)
     plan = make_plan(study.steps, study.out)
     if args.dry_run:
-        sys.stdout.write("\n".join(plan.lines()) + "\n")
+        from xprobe.study.describe import describe
+
+        sys.stdout.write("\n".join(describe(plan)) + "\n")
         return 0
     timings = run_plan(plan, args.jobs, args.scheduler, study.data["study"]["threads"])
     ran = len(timings) - 1

@@ -32,12 +32,12 @@ from xprobe.files import atomic_write
 __all__ = ["answer_first", "markdown_to_html", "write_html"]
 
 STYLE = """
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1200px;margin:2em auto;
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1360px;margin:2em auto;
 padding:0 1em;color:#1b1b1b}
 h1,h2,h3{line-height:1.2}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 code{background:#f3f3f3;padding:0 .25em;border-radius:3px}
 .wide{overflow-x:auto;max-width:100%;margin:.8em 0}
-table{border-collapse:collapse;font-size:13px}
+table{border-collapse:collapse;font-size:12.5px}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 th{background:#f0f3f7;cursor:pointer;user-select:none}th:hover{background:#e2e8f0}

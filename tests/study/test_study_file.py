@@ -65,6 +65,8 @@ def test_a_valid_study_plans_its_steps(folder: Path, capsys: pytest.CaptureFixtu
         (('teacher = "en-bilstm-max"', 'teacher = "en-cnn"'), "[mappings.de-bilstm-max] teacher:",
          "'en-cnn' is not declared in [nli] (declared: en-bilstm-max)"),
         (("[study]", "[studdy]"), "unknown table [studdy]", "valid: study"),
+        (("[study]", "[study]\ntasks = ['Tenses']"), "[study] tasks:",
+         "unknown task 'Tenses'; valid tasks: SentLen, WC, TreeDepth, BShift, Tense,"),
         (("sizes = [10, 2, 2]", "sizes = [10, 2]"), "[study] sizes must be",
          "three integers"),
         (('spec = "bov:${STUDY}/en.vec"', 'spec = "bov:${NO_SUCH_VAR_X}/en.vec"'),

@@ -119,6 +119,7 @@ def load_study(
     study["scheduler"] = scheduler
     steps = all_steps(ctx)
     _check_files(ctx, steps)
+    _check_tasks(ctx)
     _check_argv(ctx, steps)
     if errors:
         raise StudyError("\n".join(dict.fromkeys(errors)))
@@ -191,6 +192,18 @@ def _check_files(ctx: _Ctx, steps: list[Step]) -> None:
     for p in ctx.data["report"]["xnli"]:
         if not _PLACEHOLDER.search(p) and not os.path.exists(p) and not made(p):
             ctx.error("[report] xnli:", f"{p}: no such file")
+
+
+def _check_tasks(ctx: _Ctx) -> None:
+    """Every name in ``[study] tasks`` is a task (else the valid names), before anything runs."""
+    from xprobe.errors import XProbeError
+    from xprobe.tasks import get_task
+
+    for name in ctx.data["study"]["tasks"] or []:
+        try:
+            get_task(str(name))
+        except XProbeError as e:
+            ctx.error("[study] tasks:", str(e))
 
 
 def _check_argv(ctx: _Ctx, steps: list[Step]) -> None:

@@ -37,8 +37,8 @@ padding:0 1em;color:#1b1b1b}
 h1,h2,h3{line-height:1.2}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 code{background:#f3f3f3;padding:0 .25em;border-radius:3px}
 .wide{overflow-x:auto;max-width:100%;margin:.8em 0}
-table{border-collapse:collapse;font-size:12.5px}
-th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;white-space:nowrap}
+table{border-collapse:collapse;font-size:12px}
+th,td{border:1px solid #ccc;padding:.25em .3em;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 th{background:#f0f3f7;cursor:pointer;user-select:none}th:hover{background:#e2e8f0}
 th.asc::after{content:" \\25B2"}th.desc::after{content:" \\25BC"}

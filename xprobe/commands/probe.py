@@ -39,19 +39,11 @@ import argparse
 import logging
 from collections import defaultdict
 
+from xprobe.commands.argtypes import positive
+
 HELP = "probe an encoder on probing sets (MLP/LR with dev selection, baselines); append records"
 
 log = logging.getLogger(__name__)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -136,7 +128,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--layer-block",
-        type=_positive,
+        type=positive,
         metavar="N",
         help="probe a layer-wise encoder's layers N at a time, read from the embedding cache "
         "(memory: one block's features; the same records as all at once)",
@@ -241,8 +233,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--dataset",
-        help="dataset name in the records (default: the data folder's "
-        "parent folder name), e.g. to compare two English datasets",
+        help="dataset name in the records (default: manifest.json's dataset, which "
+        "`xprobe extract --dataset` and a study record, else the data folder's parent folder "
+        "name), e.g. to compare two English datasets",
     )
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,13 @@ from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.checks import check_finite, check_npy, check_one_class, check_sets
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.coverage import vocab_coverage, warn_low_coverage
-from xprobe.probe.datasets import ProbingSet, dir_language, ensure_train, load_probing_dir
+from xprobe.probe.datasets import (
+    ProbingSet,
+    dir_dataset,
+    dir_language,
+    ensure_train,
+    load_probing_dir,
+)
 from xprobe.probe.design import warn_few_per_class
 from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
 from xprobe.probe.not_applicable import na_records, split_na
@@ -140,7 +145,7 @@ def run_probe(
     )
     na.update(unscorable)
     one_class = {ps.file: check_one_class(ps, opts.allow_one_class) for ps in sets}
-    dataset = opts.dataset or Path(data_dir).resolve().parent.name
+    dataset = opts.dataset or dir_dataset(data_dir)
     if isinstance(encoder, str):
         encoder, shown = split_display_name(encoder)  # the rest uses the plain spec
         name = opts.name or shown or default_name(encoder)

@@ -6,4 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-exec .venv/bin/xprobe demo --out demo-out "$@"
+.venv/bin/xprobe demo --out demo-out "$@"
+echo "demo: open demo-out/report/report.html in a browser (the answer first)." >&2
+echo "demo: xprobe is in .venv, not on your PATH: .venv/bin/xprobe --help, or" \
+  "source .venv/bin/activate first (then: xprobe --help)" >&2

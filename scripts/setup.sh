@@ -31,4 +31,5 @@ if ! .venv/bin/python -c "import xprobe, pytest, ruff, transformers, gt_all_mini
 else
   step "[3/3] xprobe already installed and up to date"
 fi
-step "done: .venv/bin/xprobe --help"
+step "done. xprobe is in .venv, not on your PATH: run it as .venv/bin/xprobe --help,"
+step "      or first: source .venv/bin/activate   (then: xprobe --help)"

@@ -19,4 +19,6 @@ rc=$?
 set -e
 # pytest exits 5 when the selection is empty (e.g. no slow tests yet): that is not a failure.
 if [ "$rc" -eq 5 ]; then rc=0; fi
+echo "test: xprobe is in .venv, not on your PATH: .venv/bin/xprobe --help, or" \
+  "source .venv/bin/activate first (then: xprobe --help)" >&2
 exit "$rc"

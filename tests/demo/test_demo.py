@@ -29,12 +29,33 @@ def test_demo_is_the_sample_study(tmp_path: Path) -> None:
         names = [s.name for s in study.steps]
         assert names[0] == "sample" and names[-1] == "report"
         assert {"extract-de", "train-nli-en-bilstm-max", "map-de-bilstm-max"} <= set(names), size
+        report = next(s for s in study.steps if s.name == "report")
+        assert "--html" in report.action[2]["argv"], size  # report.html beside report.md
+        words = next(s for s in study.steps if s.name == "extract-de").strings()
+        assert words[words.index("--dataset") + 1] == "sample"  # in the manifest, for probes
     tiny = load_study(STUDIES_DIR / "sample.toml", tmp_path, "tiny")
     assert tiny.data["sample"]["sentences"] == 8000 and tiny.data["study"]["sizes"] == [
         400,
         100,
         100,
     ]
+
+
+def test_demo_runs_independent_steps_side_by_side(tmp_path: Path, monkeypatch) -> None:
+    """The demo asks for one step per core (jobs 0): its English and German branches are
+    independent, so on 2 cores they run at once."""
+    from xprobe.demo import run as demo_run
+
+    seen: dict = {}
+
+    def fake_run_study(path, out, variant=None, overrides=None, jobs=1, scheduler=None):
+        seen.update(variant=variant, overrides=overrides, jobs=jobs)
+        return {"total": 0.0}
+
+    monkeypatch.setattr(demo_run, "run_study", fake_run_study)
+    info = run_demo(tmp_path, "tiny", seed=3, workers=2)
+    assert seen == {"variant": "tiny", "overrides": {"study": {"seed": 3, "workers": 2}}, "jobs": 0}
+    assert info["html"] == str(tmp_path / "report" / "report.html")
 
 
 @pytest.mark.slow
@@ -45,7 +66,9 @@ def test_demo_end_to_end_tiny(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out), "--size", "tiny"]) == 0
     printed = capsys.readouterr().out
-    assert "X-Probe demo finished" in printed and str(out / "report") in printed
+    assert "X-Probe demo finished" in printed and str(out / "report" / "report.html") in printed
+    page = (out / "report" / "report.html").read_text(encoding="utf-8")
+    assert page.index("relative to en") < page.index("How to read")  # the answer first
     for lang in ("en", "de"):
         files = {p.name for p in (out / "probing" / lang).glob("*.txt")}
         assert files == {f"{spec.file}.txt" for spec in TASKS.values()}, lang

@@ -75,6 +75,23 @@ def test_every_task_loads_back_with_the_senteval_rows(probing: Path, tmp_path: P
     assert _check_every_task(probing, out) >= 2
 
 
+def test_a_configuration_loads_by_task_name_too(probing: Path, tmp_path: Path) -> None:
+    """`load_dataset(OUT, "BShift")` (the task's name, as the docs and reports call it) gives
+    the same rows as `load_dataset(OUT, "bigram_shift")` (the file's name, kept)."""
+    out = tmp_path / "hf"
+    assert main(["export", "datasets", str(probing), "--out", str(out)]) == 0
+    cache = str(tmp_path / ".hf-cache")
+    by_task = datasets.load_dataset(str(out), "BShift", cache_dir=cache)
+    by_file = datasets.load_dataset(str(out), "bigram_shift", cache_dir=cache)
+    assert set(by_task) == set(by_file) and by_task["train"].num_rows > 0
+    for split in by_file:
+        assert by_task[split].to_list() == by_file[split].to_list(), split
+    header = (out / "README.md").read_text(encoding="utf-8").split("---\n")[1]
+    assert 'config_name: "BShift"' in header
+    written = [f for f in ("bigram_shift", "word_content") if (out / f).is_dir()]
+    assert all(f'config_name: "{f}"' in header for f in written)
+
+
 def test_provenance_columns_and_card(probing: Path, tmp_path: Path) -> None:
     out = tmp_path / "hf"
     assert main(["export", "datasets", str(probing), "--out", str(out)]) == 0

@@ -154,3 +154,23 @@ def test_mixed_versions_and_overwrites_are_refused(results: Path, tmp_path: Path
     assert main(["export", "results", str(other), "--out", str(out)]) == 2
     assert "different export" in capsys.readouterr().err
     assert len(pq.read_table(out / "records.parquet")) == 16
+
+
+def test_a_student_and_its_teacher_of_one_name_are_two_models(results: Path, tmp_path: Path):
+    """The demo's English teacher and German student are both `bilstm-max` (other encoder_ids):
+    two mteb models named with their language, not two revisions of one model."""
+    records = read_records(results)
+    student = [{**r, "language": "de", "encoder_id": "length-v1-mapped-de"}
+               for r in records if r["encoder"] == "length"]  # fmt: skip
+    both = tmp_path / "both.jsonl"
+    both.write_text("".join(json.dumps(r) + "\n" for r in records + student), encoding="utf-8")
+    out = tmp_path / "x"
+    assert main(["export", "results", str(both), "--out", str(out)]) == 0
+    models = {p.parent.parent.name: p.parent.name for p in _task_files(out)}
+    assert set(models) == {"xprobe__length-en", "xprobe__length-de", "xprobe__baseline"}
+    for name in ("length-en", "length-de"):
+        (meta,) = (out / "results" / f"xprobe__{name}").glob("*/model_meta.json")
+        assert json.loads(meta.read_text())["name"] == f"xprobe/{name}"
+    de = json.loads((out / "results" / "xprobe__length-de" / models["xprobe__length-de"]
+                     / "XProbeSentLen-lr.json").read_text())  # fmt: skip
+    assert [s["hf_subset"] for s in de["scores"]["test"]] == ["de"]

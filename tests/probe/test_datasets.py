@@ -115,3 +115,17 @@ def test_manifest_language_and_task_filter(tmp_path):
 def test_not_a_probing_dir(tmp_path):
     with pytest.raises(XProbeError, match="neither"):
         detect_layout(tmp_path)
+
+
+def test_an_unknown_task_name_lists_the_valid_ones(tmp_path):
+    """`--tasks Tenses` (a typo): the one error line names what the folder holds, by task name
+    and file name, so the fix can be read off it."""
+    d = tmp_path / "probing"
+    d.mkdir()
+    (d / "past_present.txt").write_text(SENTEVAL, encoding="utf-8")
+    (d / "bigram_shift.txt").write_text("tr\tO\ta b\nva\tI\tb a\nte\tO\tc d\n", encoding="utf-8")
+    with pytest.raises(XProbeError) as err:
+        load_probing_dir(d, tasks=["Tenses"], language="de")
+    message = str(err.value)
+    assert "no data for task(s) Tenses" in message and "\n" not in message
+    assert "valid names here: BShift (bigram_shift), Tense (past_present)" in message

@@ -240,3 +240,25 @@ def test_cli_probe_baselines_and_summary(tmp_path, data, capsys):
     text = capsys.readouterr().out
     assert "SentLen" in text and "majority" in text and "length" in text
     assert main(["probe", "--data", str(data), "--out", str(out)]) == 2  # mlp needs --encoder
+
+
+def test_a_probe_records_the_dataset_its_extraction_names(tmp_path, fixtures):
+    """A study extracts OUT/probing/en with `--dataset sample`; an ad-hoc probe of that folder
+    records "sample" (and so pairs with the study's records), not "probing" (the folder's
+    parent); without a dataset in the manifest the parent folder's name stays the default."""
+    from xprobe.cli import main
+
+    out = tmp_path / "study" / "probing" / "en"
+    args = ["extract", "--lang", "en", "--out", str(out), "--sizes", "2,2,2", "--allow-partial",
+            "--no-exclusive", "--dataset", "sample", str(fixtures / "tasks_en.conllu")]  # fmt: skip
+    assert main(args) == 0
+    assert json.loads((out / "manifest.json").read_text())["dataset"] == "sample"
+    opts = _opts(tmp_path, classifiers=("majority",), language=None, tasks=["SentLen"])
+    recs = run_probe(CountingEncoder(), out, tmp_path / "r.jsonl", opts)
+    assert recs and {r["dataset"] for r in recs} == {"sample"}
+    plain = tmp_path / "toy" / "en"
+    plain.mkdir(parents=True)
+    write_length_task(plain / "sentence_length.txt", 40)
+    (plain / "manifest.json").write_text('{"language": "en"}')
+    recs = run_probe(CountingEncoder(), plain, tmp_path / "r2.jsonl", opts)
+    assert {r["dataset"] for r in recs} == {"toy"}

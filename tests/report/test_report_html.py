@@ -121,3 +121,72 @@ def test_screenshot_shows_tables_and_figures(report: Path, tmp_path: Path) -> No
     assert dark > 0.005 and blue > 2000
     keep = Path("/tmp/xprobe-report-screenshot.png")  # for a person to look at
     shutil.copy(shot, keep)
+
+
+REPORT_MD = """# Probing report
+
+## How to read this report
+
+* Every number is a test accuracy in %.
+
+## sample / de / mlp: test accuracy (%)
+
+| encoder | SentLen |
+|---|---|
+| bilstm-max | 50.0 |
+
+## sample / de / mlp relative to en
+
+![de relative to en](missing.png)
+
+Differences de minus en.
+
+## sample / mlp: mean and std across languages and encoders
+
+| encoder | mean |
+|---|---|
+| bilstm-max | 1.0 |
+"""
+
+
+def test_the_answer_comes_first(tmp_path: Path) -> None:
+    """The relative figure (the report's answer) opens the page, before "How to read"; the
+    Markdown keeps its order (the page is rendered from it)."""
+    page = markdown_to_html(REPORT_MD, tmp_path)
+    headings = re.findall(r"<h[12]>([^<]*)</h[12]>", page)
+    assert headings == ["Probing report", "sample / de / mlp relative to en",
+                        "How to read this report", "sample / de / mlp: test accuracy (%)",
+                        "sample / mlp: mean and std across languages and encoders"]  # fmt: skip
+    answer = page[page.index("relative to en</h2>") : page.index("<h2>How to read")]
+    assert "Differences de minus en." in answer and "missing.png" in answer
+
+
+def test_every_table_sits_in_a_scrolling_wrapper(tmp_path: Path) -> None:
+    page = markdown_to_html(REPORT_MD, tmp_path)
+    assert page.count("<table") == 2
+    assert page.count('<div class="wide"><table') == 2 == page.count("</table></div>")
+    assert re.search(r"\.wide\{[^}]*overflow-x:auto", page)
+
+
+def _wide_table(columns: int) -> str:
+    head = "| encoder | " + " | ".join(f"Task{i}WithALongName" for i in range(columns)) + " |"
+    rule = "|---|" + "---|" * columns
+    row = "| bilstm-max-mapped-from-en | " + " | ".join(["85.0 [80.1, 89.0] ns"] * columns) + " |"
+    return "\n".join([head, rule, row, ""])
+
+
+@pytest.mark.slow
+def test_a_wide_table_fits_a_1400px_window(tmp_path: Path) -> None:
+    """At 1400 px the page itself never scrolls sideways: a wide table scrolls in its box."""
+    measure = """<script>document.body.setAttribute("data-widths",
+    document.documentElement.scrollWidth + "," + document.documentElement.clientWidth);</script>
+    </body>"""
+    page = tmp_path / "wide.html"
+    md = "# Probing report\n\n## x relative to en\n\n" + _wide_table(14)
+    page.write_text(markdown_to_html(md, tmp_path).replace("</body>", measure), encoding="utf-8")
+    dom, err = _browse(page, "--window-size=1400,900", "--dump-dom")
+    assert _console(err) == []
+    got = re.search(r'data-widths="(\d+),(\d+)"', dom)
+    assert got is not None and int(got[1]) <= int(got[2]) <= 1400, got and got.groups()
+    _browse(page, "--window-size=1400,900", f"--screenshot={tmp_path / 'wide.png'}")
+    shutil.copy(tmp_path / "wide.png", "/tmp/xprobe-report-wide-1400.png")  # to look at

@@ -19,3 +19,17 @@ def write(out: str, text: str, inputs: list[str] = (), log: str = "", fail_if: s
     body = "".join(Path(p).read_text() for p in inputs) + text
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(body)
+
+
+def meet(out: str, here: str, there: str, wait: float = 60.0) -> None:
+    """Write the file ``here``, wait up to ``wait`` seconds for the other step to write
+    ``there``, then write to ``out`` whether the two ran at the same time ("met") or not
+    ("alone")."""
+    import time
+
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(here).write_text("here")
+    deadline = time.monotonic() + wait
+    while not Path(there).exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    Path(out).write_text("met" if Path(there).exists() else "alone")

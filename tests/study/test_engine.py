@@ -11,6 +11,7 @@ import pytest
 from xprobe.errors import XProbeError
 from xprobe.study import Step, make_plan
 from xprobe.study.engine import run_plan
+from xprobe.study.schema import cpu_count
 
 
 def chain(out: Path, ext: Path, b_text: str = "b", fail_if: str = "") -> list[Step]:
@@ -158,3 +159,88 @@ def test_dask_distributed_client_runs_the_same_plan(tmp_path: Path, ext: Path) -
     assert set(timings) == {"a", "b", "c", "d", "total"}
     for name in "abcd":
         assert (remote / name).read_bytes() == (local / name).read_bytes(), name
+
+
+def side_by_side(out: Path) -> list[Step]:
+    """Two independent steps that each wait for the other to have started."""
+    x, y = str(out / "x"), str(out / "y")
+    hx, hy = str(out / "x-here"), str(out / "y-here")  # scratch, no step's output: no dependency
+    meet = "tests.study.helpers:meet"
+    return [
+        Step("x", "x", ("call", meet, {"out": x, "here": hx, "there": hy}), (x,)),
+        Step("y", "y", ("call", meet, {"out": y, "here": hy, "there": hx}), (y,)),
+    ]
+
+
+@pytest.mark.skipif(cpu_count() < 2, reason="needs two cores")
+def test_independent_steps_run_side_by_side_by_default(tmp_path: Path) -> None:
+    """`xprobe run` and the demo (jobs 0: one step per core) run independent steps at once."""
+    out = tmp_path / "out"
+    run_plan(make_plan(side_by_side(out), out), jobs=0)
+    assert (out / "x").read_text() == (out / "y").read_text() == "met"
+    from xprobe.cli import build_parser
+
+    assert build_parser().parse_args(["run", "s.toml", "--out", "o"]).jobs == 0
+
+
+def test_a_step_beside_others_gets_its_share_of_the_cores(tmp_path: Path) -> None:
+    """Two steps at once on 2 cores: each parses with one UDPipe process and one torch thread,
+    not two (which would put four on two cores); alone, at most the machine's cores."""
+    from xprobe.study.engine import share
+
+    runtime = ("--workers", "2", "--threads", "4", "--scheduler", "tcp://x:1")
+    step = Step("e", "extract", ("cli", [["extract"]]), (str(tmp_path / "e"),), runtime=runtime)
+    status = make_plan([step], tmp_path).steps[0]
+    assert share(status, 2, 2).step.runtime == ("--workers", "1", "--threads", "1",
+                                                "--scheduler", "tcp://x:1")  # fmt: skip
+    assert share(status, 2, 8).step.runtime[:4] == ("--workers", "2", "--threads", "4")
+    assert share(status, 1, 2).step.runtime[:4] == ("--workers", "2", "--threads", "2")
+
+
+def test_the_longest_chain_starts_first(tmp_path: Path) -> None:
+    """In the demo's study, once the sample is made both UDPipe trainings (heading the long
+    parse-extract-probe chains of English and German) outrank the quick vectors steps, and the
+    report comes last."""
+    from xprobe.study import STUDIES_DIR, load_study
+    from xprobe.study.pool import priorities
+
+    study = load_study(STUDIES_DIR / "sample.toml", tmp_path / "out", "tiny")
+    prio = priorities(make_plan(study.steps, study.out).todo)
+    after_sample = sorted(("udpipe-en", "udpipe-de", "vectors-en", "vectors-de"),
+                          key=lambda n: -prio[n])  # fmt: skip
+    assert set(after_sample[:2]) == {"udpipe-en", "udpipe-de"}
+    assert prio["sample"] == max(prio.values()) and prio["report"] == min(prio.values())
+
+
+def test_a_step_failing_beside_others_stops_the_run_with_its_error(tmp_path: Path, ext: Path):
+    """Side by side, b fails: its error is raised (one line), d (independent) still finishes,
+    c (after b) never starts, and the rerun resumes from there."""
+    out, flag = tmp_path / "out", tmp_path / "kill"
+    flag.write_text("")
+    with pytest.raises(XProbeError, match="step writing b was killed"):
+        run_plan(make_plan(chain(out, ext, fail_if=str(flag)), out), jobs=2)
+    marks = out / ".study" / "steps"
+    assert (marks / "a.json").exists() and (marks / "d.json").exists()
+    assert not (marks / "b.json").exists()
+    assert not (out / "c").exists()
+    flag.unlink()
+    timings = run_plan(make_plan(chain(out, ext), out), jobs=2)
+    assert "c" in timings and (out / "c").read_text() == "external abc"
+
+
+def test_dry_run_names_what_each_step_reads_writes_and_asks(tmp_path: Path, ext: Path) -> None:
+    """The plan says, per step, its inputs with their sizes and its outputs (OUT/...), and the
+    task sizes an extract step asks for."""
+    from xprobe.study.describe import describe, human_size
+
+    out = tmp_path / "out"
+    steps = chain(out, ext)
+    steps[3] = Step("d", "extract", ("cli", [["extract", "--sizes", "600,100,100", str(ext)]]),
+                    (str(out / "d"),))  # fmt: skip
+    lines = describe(make_plan(steps, out))
+    assert lines[:3] == ["[1/4] to do  a  (new)", f"      reads   {ext} (9 B)",
+                         "      writes  OUT/a"]  # fmt: skip
+    assert "      reads   OUT/a (not there yet)" in lines
+    assert "      sizes   600,100,100 (tr,va,te per task)" in lines
+    assert lines[-2:] == [f"OUT = {out}", "4 of 4 steps to do"]
+    assert (human_size(9), human_size(1536), human_size(3 * 1024**3)) == ("9 B", "1.5 KB", "3.0 GB")

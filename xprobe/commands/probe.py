@@ -39,6 +39,8 @@ import argparse
 import logging
 from collections import defaultdict
 
+from xprobe.commands.argtypes import positive
+
 HELP = "probe an encoder on probing sets (MLP/LR with dev selection, baselines); append records"
 
 log = logging.getLogger(__name__)
@@ -123,6 +125,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help="at most N test sentences (as --max-dev)",
+    )
+    p.add_argument(
+        "--layer-block",
+        type=positive,
+        metavar="N",
+        help="probe a layer-wise encoder's layers N at a time, read from the embedding cache "
+        "(memory: one block's features; the same records as all at once)",
     )
     p.add_argument(
         "--threads",
@@ -224,8 +233,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--dataset",
-        help="dataset name in the records (default: the data folder's "
-        "parent folder name), e.g. to compare two English datasets",
+        help="dataset name in the records (default: manifest.json's dataset, which "
+        "`xprobe extract --dataset` and a study record, else the data folder's parent folder "
+        "name), e.g. to compare two English datasets",
     )
 
 
@@ -259,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
         max_test=args.max_test,
         lowercase=args.lowercase,
         cache_dtype=args.cache_dtype,
+        layer_block=args.layer_block,
         control=args.control,
         allow_one_class=args.allow_one_class,
         train=TrainConfig(

@@ -28,7 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("study", type=Path, metavar="STUDY.toml", help="the study file")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder")
     parser.add_argument(
-        "--dry-run", action="store_true", help="print the plan (every step, done or to do, why)"
+        "--dry-run",
+        action="store_true",
+        help="print the plan (every step, done or to do, why; what it reads, with sizes, writes, "
+        "the download cache included, and the task sizes)",
     )
     parser.add_argument(
         "--variant", metavar="NAME", help="merge the study's [variants.NAME] over it first"
@@ -38,9 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="override one key, e.g. probe.seeds=3 or study.sizes=[1000,100,100] (repeatable)",
     )  # fmt: skip
     parser.add_argument(
-        "--jobs", type=int, default=1, metavar="N",
-        help="independent steps run at once in local worker processes (default 1; corpus "
-        "steps parse with [study] workers processes each)",
+        "--jobs", type=int, default=0, metavar="N",
+        help="independent steps run at once in local worker processes (default 0: one per "
+        "core; each step's UDPipe processes and torch threads get its share of the cores; "
+        "1: one step at a time in this process)",
     )  # fmt: skip
     parser.add_argument(
         "--scheduler", metavar="ADDRESS",
@@ -62,8 +66,10 @@ def run(args: argparse.Namespace) -> int:
         overrides = merge(overrides, parse_override(text))
     study = load_study(args.study, args.out, args.variant, overrides, args.scheduler)
     if args.dry_run:  # creates nothing: not even the digest cache
+        from xprobe.study.describe import describe
+
         plan = make_plan(study.steps, study.out, save_digests=False)
-        sys.stdout.write("\n".join(plan.lines()) + "\n")
+        sys.stdout.write("\n".join(describe(plan)) + "\n")
         return 0
     with study_lock(study.out):  # a second run on this --out is refused
         plan = make_plan(study.steps, study.out)

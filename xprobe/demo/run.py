@@ -12,9 +12,10 @@ same steps, skip logic and progress as ``xprobe run studies/sample.toml --out OU
     map-vectors-* vectors/de.mapped.vec         `xprobe map-vectors` with the sample dictionary
     map-*         models/de-bilstm-max/         `xprobe map` on the parallel corpus
     probe-*       results/LANG/*.jsonl          `xprobe probe`: en native, de mapped, BoV, baselines
-    report        results/results.jsonl, report/  all records, `xprobe report`
+    report        results/results.jsonl, report/  all records, `xprobe report --html`
 
-Sizes: ``small`` (the file as it is, under 5 minutes on 2 cores) or ``tiny`` (its
+Independent steps run at once, one per core (the English and German branches side by side).
+Sizes: ``small`` (the file as it is, under 2 minutes on 2 idle cores) or ``tiny`` (its
 ``[variants.tiny]``, for the integration test).
 
 Example::
@@ -38,12 +39,16 @@ LANGS = ("en", "de")
 ENCODER = "bilstm-max"
 
 
-def run_demo(out: Path, size: str = "small", seed: int = 1, workers: int = 2) -> dict[str, Any]:
-    """Run (or resume) the demo under ``out``; returns the summary (paths, timings, scores)."""
+def run_demo(
+    out: Path, size: str = "small", seed: int = 1, workers: int = 2, jobs: int = 0
+) -> dict[str, Any]:
+    """Run (or resume) the demo under ``out``; returns the summary (paths, timings, scores).
+    ``jobs``: steps at once (0: one per core; the English and German branches are independent),
+    each with its share of the ``workers`` UDPipe processes."""
     if size not in SIZES:
         raise XProbeError(f"unknown demo size {size!r}; choose one of {', '.join(SIZES)}")
     overrides = {"study": {"seed": seed, "workers": workers}}
-    timings = run_study(STUDIES_DIR / "sample.toml", Path(out), SIZES[size], overrides)
+    timings = run_study(STUDIES_DIR / "sample.toml", Path(out), SIZES[size], overrides, jobs)
     return summary(Path(out), timings)
 
 
@@ -65,6 +70,7 @@ def summary(out: Path, timings: dict[str, float]) -> dict[str, Any]:
         "probing": {lang: str(out / "probing" / lang) for lang in LANGS},
         "results": str(results),
         "report": str(out / "report"),
+        "html": str(out / "report" / "report.html"),
         "models": {lang: str(out / "models" / f"{lang}-{ENCODER}") for lang in LANGS},
         "timings": timings,
         "test_accuracy": table,

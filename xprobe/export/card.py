@@ -20,7 +20,7 @@ from typing import Any
 from xprobe.languages import na_text
 from xprobe.probe.hf_layout import HF_SPLITS
 
-__all__ = ["CITATION", "dataset_card", "size_category"]
+__all__ = ["CITATION", "config_names", "dataset_card", "size_category"]
 
 # licence text -> Hub licence id, the first match wins
 _LICENSES = (
@@ -105,10 +105,19 @@ def _header(manifest: dict[str, Any], sizes: dict[str, dict[str, int]], license_
              f"- {_q(size_category(total))}", f"pretty_name: {_q(f'xprobe probing sets ({lang})')}",
              "tags:", "- probing", "- senteval", "configs:"]  # fmt: skip
     for file in (f for f in sorted(sizes) if any(sizes[f].values())):
-        lines += [f"- config_name: {_q(file)}", "  data_files:"]
-        for split in (s for s in HF_SPLITS.values() if sizes[file][s]):
-            lines += [f"  - split: {split}", f"    path: {_q(f'{file}/{split}.parquet')}"]
+        for name in config_names(file):
+            lines += [f"- config_name: {_q(name)}", "  data_files:"]
+            for split in (s for s in HF_SPLITS.values() if sizes[file][s]):
+                lines += [f"  - split: {split}", f"    path: {_q(f'{file}/{split}.parquet')}"]
     return "\n".join([*lines, "---", ""])
+
+
+def config_names(file: str) -> list[str]:
+    """The configurations of one task folder: its file name (``past_present``) and, for a task
+    xprobe knows, the task's name (``Tense``), both over the same parquet files."""
+    from xprobe.tasks import TASKS
+
+    return [file, *(name for name, spec in TASKS.items() if spec.file == file and name != file)]
 
 
 def _task_rows(manifest: dict[str, Any], sizes: dict[str, dict[str, int]]) -> list[str]:

@@ -1,6 +1,7 @@
 """A probing folder -> a Hugging Face datasets folder (``xprobe export datasets``).
 
-Layout written (``datasets.load_dataset(OUT, "past_present")`` reads it)::
+Layout written (``datasets.load_dataset(OUT, "Tense")`` reads it; ``"past_present"``, the file's
+name, too: each task is a configuration under both names)::
 
     OUT/README.md                         dataset card: YAML header (configs, language, license,
                                           task categories, size category) and the manifest's story

@@ -8,7 +8,9 @@ Written under OUT::
                                      experiment (seeds combined), as the report computes them
     results/<model>/<revision>/<task>.json   mteb's layout (what ``mteb.ResultCache(OUT)``
                                      reads): one folder per encoder (``xprobe__<name>``, per
-                                     layer ``xprobe__<name>-L<layer>``) and revision (the first 12
+                                     layer ``xprobe__<name>-L<layer>``; ``<name>-<lang>`` when
+                                     encoders of one name differ, as a mapped student and its
+                                     teacher, both ``bilstm-max``) and revision (the first 12
                                      hex digits of the sha256 of its encoder_id); one JSON per
                                      task (``XProbe<Task>``, ``-<classifier>`` unless mlp) with
                                      the fields of mteb's TaskResult: dataset_revision,
@@ -31,6 +33,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -134,15 +137,29 @@ def _write_tidy(tmp: Path, cols: list[str], rows: list[dict[str, Any]]) -> None:
         w.writerows(rows)
 
 
-def _model_dir(exp_fields: dict[str, Any]) -> tuple[str, str, str]:
+def _model_dir(exp_fields: dict[str, Any], suffix: str = "") -> tuple[str, str, str]:
     """mteb's model name (``organization/name``; ``xprobe/`` when the encoder name has no
-    organization; ``-L<layer>`` per layer), its folder name and the revision."""
-    name = str(exp_fields["encoder"])
+    organization; ``suffix`` (:func:`_distinct`); ``-L<layer>`` per layer), its folder name
+    and the revision."""
+    name = str(exp_fields["encoder"]) + suffix
     name = name if "/" in name else f"xprobe/{name}"
     if exp_fields.get("layer") is not None:
         name += f"-L{exp_fields['layer']}"
     rev = hashlib.sha256(str(exp_fields["encoder_id"]).encode()).hexdigest()[:12]
     return name, name.replace("/", "__"), rev
+
+
+def _distinct(exps: list[Any]) -> dict[str, str]:
+    """encoder_id -> a name suffix, for the encoders whose name several encoder_ids share (the
+    demo's English teacher and German student are both ``bilstm-max``): ``-`` and the languages
+    the encoder_id was probed in, so each is a model of its own, not a revision of the other."""
+    ids: dict[str, set[str]] = defaultdict(set)
+    langs: dict[str, set[str]] = defaultdict(set)
+    for e in exps:
+        ids[str(e.get("encoder"))].add(str(e.get("encoder_id")))
+        langs[str(e.get("encoder_id"))].add(re.sub(r"[^A-Za-z0-9_-]", "_", str(e.get("language"))))
+    shared = [i for group in ids.values() if len(group) > 1 for i in group]
+    return {i: "-" + "+".join(sorted(langs[i])) for i in shared}
 
 
 def _task_name(exp_fields: dict[str, Any]) -> str:
@@ -204,8 +221,9 @@ def mteb_files(records: list[dict[str, Any]]) -> dict[Path, dict[str, Any]]:
     datasets = {e.get("dataset") for e in exps}
     files: dict[Path, dict[str, Any]] = {}
     placed: dict[tuple, Any] = {}
+    suffix = _distinct(exps)
     for e in exps:
-        model, name, rev = _model_dir(e.fields)
+        model, name, rev = _model_dir(e.fields, suffix.get(str(e.get("encoder_id")), ""))
         _file_name("encoder", name, e)
         for field in ("task", "classifier"):
             _file_name(field, str(e.get(field)), e)

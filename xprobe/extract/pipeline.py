@@ -102,6 +102,7 @@ class ExtractConfig:
     treebank: bool = False  # size each task from what the corpus fills (xprobe.extract.treebank)
     min_test: int = 100  # treebank mode: fewer test lines than this make a task n/a (corpus)
     ratio: tuple[int, int, int] = tbmode.DEFAULT_RATIO  # treebank mode: tr/va/te proportions
+    dataset: str | None = None  # recorded in the manifest: `xprobe probe`'s default dataset
 
 
 def _select_tasks(names: list[str | TaskSpec] | None) -> list[TaskSpec]:

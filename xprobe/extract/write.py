@@ -204,6 +204,7 @@ def build_manifest(
         "language": profile.code,
         "variant": profile.variant,
         "seed": config.seed,
+        **({"dataset": config.dataset} if config.dataset else {}),
         "sizes": {"tr": config.sizes[0], "va": config.sizes[1], "te": config.sizes[2]},
         "exclusive": config.exclusive,
         "allow_partial": config.allow_partial,

@@ -86,8 +86,10 @@ class TrainConfig:
     ``patience``: passes without a validation loss ``min_delta`` below the best before a point
     stops, not before ``min_epochs``; ``min_steps``: the batch shrinks (not below 32) so that a
     pass has at least this many steps. LR (converged): ``tol`` (largest gradient component of
-    the mean-loss objective) and ``max_iter`` of L-BFGS. ``standardize``: z-score inputs with
-    training statistics; ``device``: auto|cpu|cuda.
+    the mean-loss objective), ``rtol`` (certified suboptimality relative to the objective, for
+    L2 > 0: :mod:`xprobe.probe.convex`), ``max_iter`` and ``history`` (pairs kept; None: as
+    many as fit in about 200 MB for the whole solve) of L-BFGS. ``standardize``: z-score
+    inputs with training statistics; ``device``: auto|cpu|cuda.
     """
 
     batch_size: int = 1024
@@ -102,7 +104,9 @@ class TrainConfig:
     min_epochs: int = 10
     min_delta: float = 1e-4
     tol: float = 1e-4
+    rtol: float = 1e-3
     max_iter: int = 1000
+    history: int | None = None
 
 
 @dataclass

@@ -43,6 +43,7 @@ __all__ = [
     "SPLITS",
     "ProbingSet",
     "detect_layout",
+    "dir_dataset",
     "dir_language",
     "ensure_train",
     "load_probing_dir",
@@ -241,6 +242,18 @@ def detect_layout(data_dir: str | os.PathLike[str]) -> str:
     raise XProbeError(f"{d}: neither SentEval task files (*.txt) nor X-Probe task folders")
 
 
+def dir_dataset(data_dir: str | os.PathLike[str]) -> str:
+    """The dataset name of a probing folder: ``manifest.json``'s ``dataset`` (``xprobe extract
+    --dataset``, which a study passes), else the name of the folder holding it
+    (``probing/en`` -> ``probing``)."""
+    d = Path(data_dir)
+    try:
+        name = json.loads((d / "manifest.json").read_text(encoding="utf-8")).get("dataset")
+    except (OSError, ValueError, AttributeError):
+        name = None
+    return str(name) if isinstance(name, str) and name else d.resolve().parent.name
+
+
 def dir_language(data_dir: str | os.PathLike[str]) -> str:
     """The language of a probing folder: ``manifest.json``'s ``language``. A folder name is
     never taken for a language (``probing/v2`` or ``models/en-bilstm-max`` would be misread):
@@ -278,11 +291,14 @@ def load_probing_dir(
     if layout == "senteval":
         files = sorted(p for p in d.iterdir() if p.name.endswith((".txt", ".txt.gz")))
         files = [p for p in files if not p.name.endswith(".provenance.tsv")]
+        stems = [p.name.split(".")[0] for p in files]
         out = [read_senteval(p, lang) for p in files if _wanted(p.name.split(".")[0], tasks)]
     elif layout == "hf":
+        stems = [p.name for p in hf_task_dirs(d)]
         out = [read_hf_task(p, lang) for p in hf_task_dirs(d) if _wanted(p.name, tasks)]
     elif layout == "xprobe":
         dirs = sorted(p for p in d.iterdir() if p.is_dir())
+        stems = [p.name for p in dirs]
         out = [read_xprobe_task(p, lang) for p in dirs if _wanted(p.name, tasks)]
     else:
         raise XProbeError(f"unknown layout {layout!r}; valid: auto, senteval, hf, xprobe")
@@ -290,7 +306,11 @@ def load_probing_dir(
         found = {x.task.lower() for x in out} | {x.file.lower() for x in out}
         missing = [t for t in tasks if t.lower() not in found]
         if missing:
-            raise XProbeError(f"{d}: no data for task(s) {', '.join(missing)}")
+            have = ", ".join(f"{task_name(x)} ({x})" if task_name(x) != x else x for x in stems)
+            raise XProbeError(
+                f"{d}: no data for task(s) {', '.join(missing)}; valid names here: "
+                f"{have or 'none'} (by task name or file name)"
+            )
     if not out:
         raise XProbeError(f"{d}: no probing tasks found")
     return out

@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,12 +35,19 @@ from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.checks import check_finite, check_npy, check_one_class, check_sets
 from xprobe.probe.classifiers import TrainConfig, train_select
 from xprobe.probe.coverage import vocab_coverage, warn_low_coverage
-from xprobe.probe.datasets import ProbingSet, dir_language, ensure_train, load_probing_dir
+from xprobe.probe.datasets import (
+    ProbingSet,
+    dir_dataset,
+    dir_language,
+    ensure_train,
+    load_probing_dir,
+)
 from xprobe.probe.design import warn_few_per_class
 from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
 from xprobe.probe.not_applicable import na_records, split_na
 from xprobe.probe.provenance import manifest_tasks, partial_tasks
 from xprobe.probe.records import append_records, pack_correct, read_records, record_key
+from xprobe.probe.streaming import joint_history, joint_iterations, layer_blocks
 
 __all__ = [
     "AUTO_SEEDS",
@@ -93,6 +99,7 @@ class ProbeOptions:
     max_test: int | None = None
     lowercase: bool = False
     cache_dtype: str = "float32"
+    layer_block: int | None = None  # layers in memory at once (xprobe.probe.streaming)
     control: bool = False  # also probe the control task (xprobe.probe.controls)
     allow_one_class: bool = False  # probe a one-class test/validation split (flagged)
 
@@ -140,7 +147,7 @@ def run_probe(
     )
     na.update(unscorable)
     one_class = {ps.file: check_one_class(ps, opts.allow_one_class) for ps in sets}
-    dataset = opts.dataset or Path(data_dir).resolve().parent.name
+    dataset = opts.dataset or dir_dataset(data_dir)
     if isinstance(encoder, EncoderSpec):
         name = opts.name or encoder.display_name
     else:
@@ -264,9 +271,12 @@ class _Context:
             for s in ("dev", "test")
         ]
 
-    def embeddings(self, ps: ProbingSet, split: str) -> dict[int | None, np.ndarray]:
-        """Per layer (``None`` for a one-vector encoder), the embeddings of a split."""
-        key = (sentences_hash(ps.tokens[split]) + ps.protocol, split)
+    def embeddings(
+        self, ps: ProbingSet, split: str, block: tuple | None = None
+    ) -> dict[int | None, np.ndarray]:
+        """Per layer (``None`` for a one-vector encoder), the embeddings of a split (of the
+        layers in ``block`` only, when given)."""
+        key = (sentences_hash(ps.tokens[split]) + ps.protocol, split, block)
         if key not in self._emb:
             from xprobe.encoders.spec import NpyEmbeddings
 
@@ -274,7 +284,7 @@ class _Context:
                 self._load_encoder()
             enc = self.encoder
             desc = f"encode {ps.language}/{ps.task}/{split}"
-            layers = self.layers(ps)
+            layers = block or self.layers(ps)
             if isinstance(enc, NpyEmbeddings):
                 check_npy(enc, ps)
                 self._emb[key] = {None: enc.for_rows(ps.file, ps.rows[split])}
@@ -302,12 +312,10 @@ class _Context:
         if u.classifier in BASELINES:
             res = run_baseline(u.classifier, ps, u.seed)
             results = {None: (res.dev_acc, res.test_acc, res.params, res.test_correct)}
-            x, y, n_tr = None, None, res.n_train
+            xs, n_tr = None, res.n_train
         else:
-            # only the sentences used are encoded (a --max-train subsample, capped dev/test)
-            x = [self.embeddings(ps, s) for s in ("tr", "va", "te")]
             y = (ps.y("tr"), ps.y("va"), ps.y("te"))
-            results = self._fit_layers(u.classifier, x, y, u.seed, len(ps.labels))
+            results, xs = self._layer_results(u, ps, idx, y)
             n_tr = len(y[0])
         extra = self.input_fields(u)
         out = []
@@ -320,10 +328,44 @@ class _Context:
                 )  # fmt: skip
             if hit is not None:  # per-item correctness, for intervals and paired tests (report)
                 out[-1]["correct"] = pack_correct(hit)
-            if x is not None and y is not None:
-                xl = [part[layer] for part in x]
-                out[-1].update(self._extras(u, idx, xl, y, len(ps.labels)))
+            if xs is not None:
+                out[-1].update(xs[layer])
         return out
+
+    def _layer_results(self, u: _Unit, ps: ProbingSet, idx, y) -> tuple[dict, dict]:
+        """Per layer, (dev, test, hyperparameters, test correctness) and the extra fields of
+        its test record; the layers ``--layer-block`` at a time (xprobe.probe.streaming)."""
+        layers = self.unit_layers(ps, u.classifier)
+        blocks = layer_blocks(layers, self.opts.layer_block)
+        lr = u.classifier == "lr" and len(blocks) > 1
+        history = self._joint_history(ps, blocks) if lr else None
+        results: dict = {}
+        extras: dict = {}
+        for block in blocks:
+            # only the sentences used are encoded (a --max-train subsample, capped dev/test)
+            part = None if len(blocks) == 1 else block
+            x = [self.embeddings(ps, s, part) for s in ("tr", "va", "te")]
+            results.update(self._fit_layers(u.classifier, x, y, u.seed, len(ps.labels),
+                                            joint=len(layers) > 1, history=history))  # fmt: skip
+            for layer in block:
+                xl = [p[layer] for p in x]
+                extras[layer] = self._extras(u, idx, xl, y, len(ps.labels))
+            if len(blocks) > 1:
+                self.forget()  # this block's features let go before the next is read
+        return (joint_iterations(results) if len(blocks) > 1 else results), extras
+
+    def _joint_history(self, ps: ProbingSet, blocks: list[tuple]) -> int | None:
+        """The L-BFGS pairs of the all-at-once ``lr`` solve, from every layer's width; every
+        layer of every split is in the cache afterwards (missing ones encoded a block at a
+        time)."""
+        from xprobe.probe.classifiers import grid_points
+
+        widths = []
+        for block in blocks:
+            x = [self.embeddings(ps, s, block) for s in ("tr", "va", "te")]
+            widths += [int(x[0][layer].shape[1]) for layer in block]
+            self.forget()
+        return joint_history(widths, len(grid_points("lr", self.opts.grid)), len(ps.labels))
 
     def _extras(self, u: _Unit, idx, x: list[np.ndarray], y, n_classes: int) -> dict[str, Any]:
         """The MDL code (mdl-* classifiers) and control-task fields (--control) of one layer."""
@@ -348,12 +390,17 @@ class _Context:
                           self.opts.hidden, cfg)  # fmt: skip
         return res.as_record()
 
-    def _fit_layers(self, clf: str, x: list[dict], y, seed: int, n_classes: int) -> dict:
+    def _fit_layers(self, clf: str, x: list[dict], y, seed: int, n_classes: int,
+                    joint: bool | None = None, history: int | None = None) -> dict:  # fmt: skip
         """Per layer, (dev, test, hyperparameters, test correctness): LR/MLP of every layer
-        trained at once."""
+        trained at once (``joint``: of a model's layers, default: more than one here)."""
         layers = list(x[0])
-        if clf in ("lr", "mlp") and len(layers) > 1:
-            cfg = replace(self.opts.train, device=self.opts.device)
+        if clf in ("lr", "mlp") and (len(layers) > 1 if joint is None else joint):
+            cfg = replace(
+                self.opts.train,
+                device=self.opts.device,
+                history=self.opts.train.history if history is None else history,
+            )
             rs = train_select_layers(
                 [x[0][k] for k in layers], y[0], [x[1][k] for k in layers], y[1],
                 [x[2][k] for k in layers], y[2], kind=clf, grid=self.opts.grid, seed=seed,

@@ -134,7 +134,8 @@ def train_select_layers(
         for i in range(n_layers):
             sel = select(best[i], cfg.protocol)
             logits = fit.logits_of(i, one(xte, i), sel)
-            out.append(_result(points, best[i], sel, logits, yte_t, fit.iterations, len(ytr)))
+            res = _result(points, best[i], sel, logits, yte_t, fit.iterations, len(ytr))
+            out.append(replace(res, solver="lbfgs"))  # counts are L-BFGS iterations
         return out
     tr, va, te = (Features(x, stats, device, layered=True) for x in (xtr, xva, xte))
     # every layer's models start as train_select's would (same seeded generator per layer)

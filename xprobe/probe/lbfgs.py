@@ -8,9 +8,11 @@ two-loop recursion (its own ``s^T y``, scaling and step), its own backtracking (
 search and its own stopping test, while one call of the objective evaluates every block: the
 passes over the data are shared, the iterations are those of the slowest block alone.
 
-A block stops when its largest gradient component is at most ``tol``, or when a step no longer
-changes its value (float32 products: the attainable gradient is limited), or when its line
-search fails (no descent at float precision).
+A block stops when its stopping test holds (``stop``; default: its largest gradient component
+is at most ``tol``). When a block's line search fails or a step no longer changes its value
+before that (the objective's precision is exhausted: float32 products), ``refine(i)`` may raise
+the precision of input ``i`` (float64 products) and the block goes on from where it was; when
+it cannot, the block stops unconverged (reported, never hidden).
 """
 
 from __future__ import annotations
@@ -39,17 +41,46 @@ def _direction(g, hist: list, gamma):
     return -r
 
 
+def _evaluate(fun: Callable, thetas: list, active: list[bool], last: tuple) -> tuple[list, list]:
+    """``fun`` on the inputs with a block still searching; the others keep ``last`` (their
+    values at the same point: an input's value depends on its own parameters only)."""
+    if all(active):
+        return fun(thetas)
+    values, grads = fun(thetas, active)
+    return ([v if a else lv for v, a, lv in zip(values, active, last[0], strict=True)],
+            [g if a else lg for g, a, lg in zip(grads, active, last[1], strict=True)])  # fmt: skip
+
+
+def _max_grad_test(tol: float) -> Callable:
+    def stop(i: int, f, g):
+        return g.abs().amax(dim=(0, 2)) <= tol
+
+    return stop
+
+
 def minimise(
-    fun: Callable, thetas: list, tol: float, max_iter: int, history: int = 100
+    fun: Callable,
+    thetas: list,
+    tol: float,
+    max_iter: int,
+    history: int = 100,
+    stop: Callable | None = None,
+    refine: Callable | None = None,
 ) -> tuple[list, list, int, bool]:
-    """Minimise ``fun(thetas) -> (values: list of (G,), grads: list like thetas)`` block by
-    block; returns (thetas, grads, iterations, every block converged)."""
+    """Minimise ``fun(thetas, active=None) -> (values: list of (G,), grads: list like thetas)``
+    block by block (``active``: per input, whether it is needed; None where not); returns
+    (thetas, grads, iterations, every block converged).
+
+    ``stop(i, f_i, g_i) -> (G,) bool``: the stopping test of input ``i``'s blocks (default:
+    largest gradient component at most ``tol``); ``refine(i) -> bool``: raise the precision of
+    ``fun`` for input ``i`` (False: it is at its highest already)."""
     import torch
 
+    stop = stop or _max_grad_test(tol)
     f, g = fun(thetas)
     hist: list[list] = [[] for _ in thetas]
     gamma = [torch.ones_like(v) for v in f]
-    done = [gr.abs().amax(dim=(0, 2)) <= tol for gr in g]
+    done = [stop(i, f[i], g[i]) for i in range(len(thetas))]
     first = True
     it = 0
     while it < max_iter and not all(bool(dn.all()) for dn in done):
@@ -69,15 +100,18 @@ def minimise(
             steps.append(t)
         first = False
         ok = [dn.clone() for dn in done]
+        fn_gn = ([v.clone() for v in f], [v.clone() for v in g])  # inputs all done: unchanged
         for _ in range(40):  # backtracking until every block satisfies Armijo
             trial = [th + (t.view(1, -1, 1) * d) for th, t, d in zip(thetas, steps, dirs,
                                                                       strict=True)]  # fmt: skip
-            fn, gn = fun(trial)
+            fn, gn = _evaluate(fun, trial, [not bool(o.all()) for o in ok], fn_gn)
+            fn_gn = (fn, gn)
             for i in range(len(thetas)):
                 ok[i] = ok[i] | (fn[i] <= f[i] + 1e-4 * steps[i] * gtd[i])
                 steps[i] = torch.where(ok[i], steps[i], steps[i] * 0.5)
             if all(bool(o.all()) for o in ok):
                 break
+        stuck = []
         for i in range(len(thetas)):
             failed = ~ok[i]
             s = trial[i] - thetas[i]
@@ -94,7 +128,19 @@ def minimise(
             thetas[i] = torch.where(keep, thetas[i], trial[i])
             g[i] = torch.where(keep, g[i], gn[i])
             f[i] = torch.where(failed, f[i], fn[i])
-            conv = g[i].abs().amax(dim=(0, 2)) <= tol
-            done[i] = done[i] | conv | failed | (flat & ~done[i] & (it > 1))
-    all_conv = all(bool((gr.abs().amax(dim=(0, 2)) <= tol).all()) for gr in g)
+            conv = stop(i, f[i], g[i])
+            limit = ~done[i] & ~conv & (failed | (flat & (it > 1)))
+            done[i] = done[i] | conv
+            if bool(limit.any()):
+                stuck.append((i, limit))
+        raised = [i for i, _ in stuck if refine is not None and refine(i)]
+        if raised:
+            f2, g2 = _evaluate(fun, thetas, [i in raised for i in range(len(thetas))], (f, g))
+            for i in raised:
+                f[i], g[i] = f2[i], g2[i]  # the same point at the new precision
+                done[i] = done[i] | stop(i, f[i], g[i])
+        for i, lim in stuck:
+            if i not in raised:
+                done[i] = done[i] | lim  # precision exhausted: stopped, not converged
+    all_conv = all(bool(stop(i, f[i], g[i]).all()) for i in range(len(thetas)))
     return thetas, g, it, all_conv

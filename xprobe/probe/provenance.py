@@ -55,13 +55,7 @@ def partial_tasks(data_dir: str | os.PathLike[str]) -> set[str]:
 def not_applicable_tasks(data_dir: str | os.PathLike[str]) -> dict[str, tuple[str, str, str]]:
     """``{file stem: (task name, reason, kind)}`` for the tasks the manifest marks not
     applicable (kind ``""`` where the manifest gives none: written before kinds)."""
-    p = Path(data_dir) / "manifest.json"
-    if not p.is_file():
-        return {}
-    try:
-        tasks = json.loads(p.read_text(encoding="utf-8")).get("tasks", {})
-    except (json.JSONDecodeError, AttributeError):
-        return {}
+    tasks = manifest_tasks(data_dir)
     return {
         f: (
             str(e.get("task") or f),

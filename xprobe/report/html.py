@@ -6,6 +6,10 @@ inline: the page needs no network and no other file. Clicking a table heading so
 that column (by the leading number of a cell, ``85.0 [80.1, 89.0]``, else as text, numbers
 first; again: the other way); rows named ``n_test...`` stay at the bottom.
 
+The page leads with the answer: the relative figures' sections come first, before "How to read
+this report" (which opens the Markdown). Tables sit in boxes that scroll sideways on their own,
+so the page fits a 1400 px window however many tasks a table has.
+
 Handled Markdown (what the report writes): ``#`` headings, paragraphs, ``*``/``-`` lists with
 indented continuation lines, pipe tables, fenced code, ``![alt](file.png)`` images, inline
 `` `code` `` and ``**bold**``.
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import html
+import itertools
 import re
 import threading
 from collections.abc import Iterable
@@ -27,15 +32,16 @@ from pathlib import Path
 from xprobe.files import atomic_write
 from xprobe.report.md import split_cells
 
-__all__ = ["markdown_to_html", "write_html"]
+__all__ = ["answer_first", "markdown_to_html", "write_html"]
 
 STYLE = """
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1200px;margin:2em auto;
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1360px;margin:2em auto;
 padding:0 1em;color:#1b1b1b}
 h1,h2,h3{line-height:1.2}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 code{background:#f3f3f3;padding:0 .25em;border-radius:3px}
-table{border-collapse:collapse;margin:.8em 0;font-size:13px}
-th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;white-space:nowrap}
+.wide{overflow-x:auto;max-width:100%;margin:.8em 0}
+table{border-collapse:collapse;font-size:12px}
+th,td{border:1px solid #ccc;padding:.25em .3em;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 th{background:#f0f3f7;cursor:pointer;user-select:none}th:hover{background:#e2e8f0}
 th.asc::after{content:" \\25B2"}th.desc::after{content:" \\25BC"}
@@ -170,8 +176,8 @@ def _table(lines: list[str], base: Path) -> str:
 
 
 def _block(kind: str, lines: list[str], base: Path) -> str:
-    if kind == "table":
-        return _table(lines, base)
+    if kind == "table":  # a wide table scrolls in its own box, the page never sideways
+        return f'<div class="wide">{_table(lines, base)}</div>'
     if kind == "list":
         items = "".join(f"<li>{_inline(x, base)}</li>" for x in lines)
         return f"<ul>{items}</ul>"
@@ -195,8 +201,25 @@ def _kind(line: str) -> str:
     return "para"
 
 
+def answer_first(md: str) -> str:
+    """``md`` with its ``## ... relative to ...`` sections (the relative figures: the report's
+    answer) moved before every other ``##`` section ("How to read this report" first in the
+    Markdown), in their own order; nothing else changes."""
+    lines = md.splitlines()
+    heads = [i for i, x in enumerate(lines) if x.startswith("## ")] + [len(lines)]
+    if len(heads) < 2:
+        return md
+    sections = [lines[a:b] for a, b in itertools.pairwise(heads)]
+    answer = [s for s in sections if " relative to " in s[0]]
+    rest = [s for s in sections if " relative to " not in s[0]]
+    ordered = lines[: heads[0]] + [x for s in answer + rest for x in s]
+    return "\n".join(ordered) + ("\n" if md.endswith("\n") else "")
+
+
 def markdown_to_html(md: str, base: Path, title: str = "Probing report") -> str:
-    """The whole page for Markdown ``md``; images are read relative to ``base``."""
+    """The whole page for Markdown ``md``; images are read relative to ``base``. The page opens
+    with the answer (:func:`answer_first`)."""
+    md = answer_first(md)
     body: list[str] = []
     kind, buf = "", []  # the block being gathered
 

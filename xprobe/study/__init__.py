@@ -32,11 +32,11 @@ def run_study(
     out: Path,
     variant: str | None = None,
     overrides: dict[str, Any] | None = None,
-    jobs: int = 1,
+    jobs: int = 0,
     scheduler: str | None = None,
 ) -> dict[str, float]:
     """Validate, plan and run (or resume) the study ``path`` under ``out``; returns the seconds
-    of each step run and ``total``."""
+    of each step run and ``total``. ``jobs``: steps at once locally (0: one per core)."""
     study = load_study(path, out, variant, overrides, scheduler)
     with study_lock(study.out):  # one run at a time per output folder
         plan = make_plan(study.steps, study.out)

@@ -44,6 +44,7 @@ class _Ctx:
 
         self.source, self.dir, self.out, self.data = str(path), path.parent.resolve(), out, data
         self.errors = errors
+        self.unset: dict[str, list[str]] = {}  # unknown ${NAME} -> where it is used
         self.values = {"OUT": str(out), "STUDY": str(self.dir), "CACHE": str(cache_dir()),
                        "sample": str(out / "sample")}  # fmt: skip
         for name in data["languages"]:
@@ -71,10 +72,24 @@ class _Ctx:
                 return self.values[key]
             if key in os.environ:
                 return os.environ[key]
-            self.error(where, f"names ${{{key}}}: neither a study name nor an environment variable")
+            self.unset.setdefault(key, []).append(where)  # said once, by unset_errors()
             return m.group(0)
 
         return _PLACEHOLDER.sub(sub, value)
+
+    def unset_errors(self, header: list[str]) -> None:
+        """One line per unknown ``${NAME}``: where it is first used, how many more places, and
+        what the study file's header comment says about it (how to set it, what makes it)."""
+        for key, places in self.unset.items():
+            more = f" and {len(places) - 1} more place(s)" if len(places) > 1 else ""
+            said = [x for x in header if x.startswith(f"{key}:")]
+            said = (said + [x for x in header if key in x and x not in said])[:2]
+            hint = (f"; the file's header says: {' / '.join(said)}" if said else
+                    f"; set it (export {key}=...) or declare the entry it names")  # fmt: skip
+            self.errors.append(
+                f"{self.source}: ${{{key}}} is not set (used in {places[0]}{more}): neither a "
+                f"study name nor an environment variable{hint}"
+            )
 
     def path(self, value: str, where: str) -> str:
         if not value:
@@ -100,6 +115,7 @@ def load_study(
         raise StudyError("\n".join(dict.fromkeys(errors)))
     ctx = _Ctx(path, out, data, errors)
     _resolve_paths(ctx)
+    ctx.unset_errors(_header(path))
     study = data["study"]
     study["workers"] = study["workers"] or cpu_count()
     study["scheduler"] = scheduler
@@ -107,10 +123,21 @@ def load_study(
     _check_writers(ctx, steps)
     _check_reference(ctx)
     _check_files(ctx, steps)
+    _check_tasks(ctx)
     _check_argv(ctx, steps)
     if errors:
         raise StudyError("\n".join(dict.fromkeys(errors)))
     return Study(path, out, data, steps)
+
+
+def _header(path: Path) -> list[str]:
+    """The comment lines that open a study file, without their ``#``."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("#").strip())
+    return [x for x in lines if x]
 
 
 def _resolve_paths(ctx: _Ctx) -> None:
@@ -205,13 +232,27 @@ def _check_files(ctx: _Ctx, steps: list[Step]) -> None:
                     continue
                 values = entry[key] if kind == "paths" else [entry[key]]
                 for p in values:
+                    if _PLACEHOLDER.search(p or ""):
+                        continue  # an unknown ${NAME}: said once, not once per path
                     if p and p != "download" and not os.path.exists(p) and not made(p):
                         why = "no step of the study writes it" if p.startswith(str(ctx.out)) else (
                             "no such file or folder")  # fmt: skip
                         ctx.error(f"[{section}.{name}] {key}:", f"{p}: {why}")
     for p in ctx.data["report"]["xnli"]:
-        if not os.path.exists(p) and not made(p):
+        if not _PLACEHOLDER.search(p) and not os.path.exists(p) and not made(p):
             ctx.error("[report] xnli:", f"{p}: no such file")
+
+
+def _check_tasks(ctx: _Ctx) -> None:
+    """Every name in ``[study] tasks`` is a task (else the valid names), before anything runs."""
+    from xprobe.errors import XProbeError
+    from xprobe.tasks import get_task
+
+    for name in ctx.data["study"]["tasks"] or []:
+        try:
+            get_task(str(name))
+        except XProbeError as e:
+            ctx.error("[study] tasks:", str(e))
 
 
 def _check_argv(ctx: _Ctx, steps: list[Step]) -> None:

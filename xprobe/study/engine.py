@@ -1,7 +1,9 @@
 """Run a plan's steps that are to do as a Dask graph, skipping what is done.
 
-Local by default: one step at a time in this process (``jobs=1``), or up to ``jobs`` independent
-steps at once in worker processes (Dask's multiprocessing scheduler). ``scheduler="tcp://..."``
+Local by default: up to ``jobs`` independent steps at once in worker processes
+(:mod:`xprobe.study.pool`, the longest remaining chain first; ``jobs=0``: one per core), each
+step's UDPipe processes and torch threads capped at its share of the cores so the machine is not
+oversubscribed; ``jobs=1``: one step at a time in this process. ``scheduler="tcp://..."``
 sends the steps to a Dask cluster whose workers see the same paths. Each step writes
 ``OUT/.study/steps/NAME.started`` (its fingerprint) before it runs and ``NAME.json`` (fingerprint,
 settings, inputs, seconds) atomically after it finished: a killed run leaves no marker for the
@@ -15,15 +17,19 @@ import logging
 import shutil
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.files import inside, write_json
 from xprobe.study.actions import run_action
+from xprobe.study.schema import cpu_count
 from xprobe.study.state import Plan, Step, StepStatus, marker_dir, read_marker
 
-__all__ = ["execute", "run_plan"]
+__all__ = ["execute", "local_jobs", "run_plan"]
+
+SHARED = ("--workers", "--threads")  # runtime flags capped at a concurrent step's share of cores
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +157,23 @@ def _hms(seconds: float) -> str:
     return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
 
 
+def local_jobs(jobs: int) -> int:
+    """How many steps run at once locally: ``jobs``, or one per core when ``jobs`` is 0."""
+    return jobs if jobs > 0 else cpu_count()
+
+
+def share(status: StepStatus, jobs: int, cores: int) -> StepStatus:
+    """``status`` with its step's ``--workers``/``--threads`` capped at ``cores // jobs`` (at
+    least 1): ``jobs`` steps at once then use the cores once, not ``jobs`` times. These flags
+    change how a step runs, never what it writes (they are not part of its fingerprint)."""
+    cap = max(1, cores // max(1, jobs))
+    runtime = list(status.step.runtime)
+    for i, flag in enumerate(runtime[:-1]):
+        if flag in SHARED and runtime[i + 1].isdigit():
+            runtime[i + 1] = str(min(int(runtime[i + 1]), cap))
+    return replace(status, step=replace(status.step, runtime=tuple(runtime)))
+
+
 def _graph(plan: Plan, threads: int) -> tuple[dict[str, Any], list[str]]:
     todo = {s.step.name for s in plan.todo}
     graph: dict[str, Any] = {}
@@ -163,7 +186,9 @@ def _graph(plan: Plan, threads: int) -> tuple[dict[str, Any], list[str]]:
 def run_plan(
     plan: Plan, jobs: int = 1, scheduler: str | None = None, threads: int = 1
 ) -> dict[str, float]:
-    """Run the steps of ``plan`` that are to do; returns seconds per step run and ``total``."""
+    """Run the steps of ``plan`` that are to do; returns seconds per step run and ``total``.
+    ``jobs``: steps at once on this machine (0: one per core; ignored with ``scheduler``)."""
+    jobs = 1 if scheduler else min(local_jobs(jobs), max(1, len(plan.todo)))
     graph, keys = _graph(plan, threads)
     progress = Progress(plan)
     t0 = time.perf_counter()
@@ -171,15 +196,17 @@ def run_plan(
     try:
         if keys and scheduler:
             _distributed(graph, keys, scheduler, progress, timings)
+        elif keys and jobs > 1:
+            _side_by_side(plan, threads, jobs, progress, timings)
         elif keys:
-            _local(graph, keys, jobs, progress, timings)
+            _local(graph, keys, progress, timings)
     finally:
         progress.close()
     timings["total"] = round(time.perf_counter() - t0, 1)
     return timings
 
 
-def _local(graph: dict, keys: list[str], jobs: int, progress: Progress, timings: dict) -> None:
+def _local(graph: dict, keys: list[str], progress: Progress, timings: dict) -> None:
     import dask
     from dask.callbacks import Callback
 
@@ -190,16 +217,23 @@ def _local(graph: dict, keys: list[str], jobs: int, progress: Progress, timings:
         timings[result[0]] = result[1]
         progress.ended(*result)
 
-    if jobs <= 1:
-        get = dask.get
-        kwargs: dict[str, Any] = {}
-    else:
-        import dask.multiprocessing
-
-        get = dask.multiprocessing.get
-        kwargs = {"num_workers": jobs}
     with Callback(pretask=pre, posttask=post):
-        get(graph, keys, **kwargs)
+        dask.get(graph, keys)
+
+
+def _side_by_side(plan: Plan, threads: int, jobs: int, progress: Progress, timings: dict) -> None:
+    from xprobe.study.pool import run_side_by_side
+
+    cores = cpu_count()
+    todo = [share(s, jobs, cores) for s in plan.todo]
+    threads = max(1, min(threads, cores // jobs))
+
+    def ended(name: str, seconds: float) -> None:
+        timings[name] = seconds
+        progress.ended(name, seconds)
+
+    args = (str(plan.out), threads)
+    run_side_by_side(todo, execute, args, jobs, progress.started, ended)
 
 
 def _distributed(graph: dict, keys: list[str], address: str, progress: Progress, timings: dict):

@@ -59,6 +59,8 @@ def language_steps(
         "extract", "--lang", profile, "--out", probing,
         "--sizes", ",".join(map(str, study["sizes"])), "--seed", str(study["seed"]),
     ]  # fmt: skip
+    if study["dataset"]:  # in the manifest: an ad-hoc probe of the folder records it too
+        extract += ["--dataset", study["dataset"]]
     if study["allow_partial"]:
         extract.append("--allow-partial")
     if study["tasks"]:

@@ -198,14 +198,14 @@ def name_problem(name: str) -> str | None:
 
 
 def inside(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> Path:
-    """``path`` resolved (symbolic links and ``..`` followed), proven to lie inside ``root``
-    (resolved too); an :class:`~xprobe.errors.XProbeError` naming both when it does not. Every
-    path an output step writes or removes goes through this first."""
+    """``path`` resolved as the system would open it (relative to the current folder, symbolic
+    links and ``..`` followed), proven to lie inside ``root`` (resolved too); an
+    :class:`~xprobe.errors.XProbeError` naming both when it does not. Every path an output step
+    writes or removes goes through this first."""
     from xprobe.errors import XProbeError
 
     base = Path(root).resolve()
-    full = Path(path) if os.path.isabs(path) else base / path
-    resolved = full.resolve()
+    resolved = Path(path).resolve()
     if resolved != base and base not in resolved.parents:
         raise XProbeError(f"{path}: resolves to {resolved}, outside the output folder {base}")
     return resolved

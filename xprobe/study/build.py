@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
-from xprobe.files import inside
 from xprobe.study.schema import ENTRIES, SINGLES, StudyError, check_keys, cpu_count, read_study
-from xprobe.study.state import Step
+from xprobe.study.state import Step, outside_outputs
 from xprobe.study.steps import all_steps
 
 __all__ = ["Study", "load_study"]
@@ -193,17 +192,11 @@ def _check_reference(ctx: _Ctx) -> None:
 def _check_writers(ctx: _Ctx, steps: list[Step]) -> None:
     """Each step has its own name and its own outputs, inside ``--out`` (a download's: inside
     the download cache): two entries writing one path would run twice over one another."""
-    from xprobe.download import cache_dir
-
     names: dict[str, Step] = {}
     owners: dict[str, Step] = {}
     for step in steps:
-        root = cache_dir() if step.stage == "download" else ctx.out
-        for o in step.outputs:
-            try:
-                inside(root, o)
-            except XProbeError:
-                ctx.error(f"{step.origin or 'step ' + step.name}:", f"writes {o}, outside {root}")
+        for o, root in outside_outputs(step, ctx.out):
+            ctx.error(f"{step.origin or 'step ' + step.name}:", f"writes {o}, outside {root}")
         clash = [names.get(step.name)] + [owners.get(o) for o in step.outputs]
         others = {id(c): c for c in clash if c is not None and c is not step}
         for other in others.values():

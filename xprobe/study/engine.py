@@ -25,7 +25,14 @@ from xprobe.errors import XProbeError
 from xprobe.files import inside, write_json
 from xprobe.study.actions import run_action
 from xprobe.study.schema import cpu_count
-from xprobe.study.state import Plan, Step, StepStatus, marker_dir, read_marker
+from xprobe.study.state import (
+    Plan,
+    Step,
+    StepStatus,
+    marker_dir,
+    outside_outputs,
+    read_marker,
+)
 
 __all__ = ["execute", "local_jobs", "run_plan"]
 
@@ -67,16 +74,8 @@ def _clean(status: StepStatus, out: Path) -> None:
 def _check_outputs(step: Step, out: Path) -> None:
     """Every output of ``step`` (and its markers) lies inside ``out``; a download's, inside the
     download cache."""
-    from xprobe.download import cache_dir
-
-    root = cache_dir() if step.stage == "download" else out
-    for o in step.outputs:
-        try:
-            inside(root, o)
-        except XProbeError as e:
-            raise XProbeError(
-                f"study step {step.name!r} would write outside its folder: {e}"
-            ) from None
+    for o, root in outside_outputs(step, out):
+        raise XProbeError(f"study step {step.name!r} would write {o}, outside {root}")
     inside(marker_dir(out), marker_dir(out) / f"{step.name}.started")
 
 

@@ -22,9 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
-from xprobe.files import sha256_file, write_json
+from xprobe.files import inside, sha256_file, write_json
 
-__all__ = ["Plan", "Step", "StepStatus", "make_plan", "marker_dir", "read_marker"]
+__all__ = [
+    "Plan",
+    "Step",
+    "StepStatus",
+    "make_plan",
+    "marker_dir",
+    "outside_outputs",
+    "read_marker",
+]
 
 _BOUNDARY = re.compile(r"[/\[\]:,]")
 
@@ -98,6 +106,22 @@ class Plan:
 
 def marker_dir(out: Path) -> Path:
     return Path(out) / ".study" / "steps"
+
+
+def outside_outputs(step: Step, out: Path) -> list[tuple[str, Path]]:
+    """``(output, root)`` for each output of ``step`` that does not resolve inside its root:
+    ``out``, or the download cache for a download step. The study check reports them before
+    anything runs; the engine refuses to run such a step."""
+    from xprobe.download import cache_dir
+
+    root = cache_dir() if step.stage == "download" else out
+    bad = []
+    for o in step.outputs:
+        try:
+            inside(root, o)
+        except XProbeError:
+            bad.append((o, root))
+    return bad
 
 
 def read_marker(out: Path, name: str, kind: str = "json") -> dict[str, Any] | None:

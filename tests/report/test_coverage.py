@@ -102,3 +102,21 @@ def test_report_heatmap_has_languages_as_rows(tmp_path: Path) -> None:
     two = [r for r in recs if r["language"] != "vi"]  # two languages: the tables say it
     write_report(two, tmp_path / "r2", reference="de")
     assert not list((tmp_path / "r2").glob("languages_*"))
+
+
+def test_a_task_name_from_a_manifest_is_text_in_every_cell(tmp_path: Path) -> None:
+    """A manifest's task name is a name: a ``|`` in it shifts no column, markup stays text."""
+    from xprobe.report.md import split_cells
+
+    folders = {"de": _folder(tmp_path, "de", {
+        "x": _filled("T|ask", 150),
+        "y": _na("![y](/etc/hostname)", "no such thing", "corpus"),
+    })}  # fmt: skip
+    write_coverage(folders, str(tmp_path / "report"))
+    md = (tmp_path / "report" / "coverage.md").read_text()
+    rows = [line for line in md.splitlines() if line.startswith("| ")]
+    header, reasons_header = rows[0], rows[2]
+    assert len(split_cells(header)) == 4 and "T\\|ask" in header
+    assert len(split_cells(rows[1])) == len(split_cells(header))
+    assert len(split_cells(rows[3])) == len(split_cells(reasons_header)) == 4
+    assert "![y](" not in md and "!\\[y\\](/etc/hostname)" in md

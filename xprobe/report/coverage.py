@@ -21,6 +21,7 @@ from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write, write_json
+from xprobe.report.md import escape
 from xprobe.report.tables import order_tasks
 
 __all__ = ["coverage", "coverage_markdown", "write_coverage"]
@@ -70,10 +71,7 @@ def coverage(folders: dict[str, str], drafted: Sequence[str] = ()) -> dict[str, 
 
 def _md(text: str) -> str:
     """Text from a manifest as one Markdown table cell: no markup, no line break."""
-    out = " ".join(str(text).split())
-    for ch in "\\|*_`[]<>#":
-        out = out.replace(ch, "\\" + ch)
-    return out
+    return escape(" ".join(str(text).split()))
 
 
 def coverage_markdown(cov: dict[str, Any]) -> str:
@@ -87,7 +85,7 @@ def coverage_markdown(cov: dict[str, Any]) -> str:
         + ". A cell gives the task's test lines, or n/a (kind: language = the profile's "
         "reviewer declared it, annotation = the treebank does not annotate what the rule "
         "reads, corpus = too few candidates).\n",
-        "| language | profile | " + " | ".join(names) + " |",
+        "| language | profile | " + " | ".join(map(_md, names)) + " |",
         "|---|---|" + "---|" * len(names),
     ]
     reasons = []
@@ -103,9 +101,9 @@ def coverage_markdown(cov: dict[str, Any]) -> str:
                 kind = c.get("kind")
                 cells.append(f"n/a ({_md(kind)})" if kind else "n/a")
                 reasons.append(
-                    f"| {code} | {t} | {_md(c.get('kind') or '')} | {_md(c['reason'])} |"
+                    f"| {_md(code)} | {_md(t)} | {_md(c.get('kind') or '')} | {_md(c['reason'])} |"
                 )
-        lines.append(f"| {code} | {lang['profile']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {_md(code)} | {_md(lang['profile'])} | " + " | ".join(cells) + " |")
     if reasons:
         lines += ["", "## Why n/a\n", "| language | task | kind | reason |", "|---|---|---|---|"]
         lines += reasons

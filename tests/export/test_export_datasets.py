@@ -12,6 +12,7 @@ import pytest
 from xprobe.cli import main
 from xprobe.probe.datasets import load_probing_dir, read_hf_task, read_senteval
 from xprobe.probe.records import read_records
+from xprobe.report.md import escape
 
 datasets = pytest.importorskip("datasets")
 pytest.importorskip("pyarrow")
@@ -48,8 +49,8 @@ def _check_every_task(probing: Path, out: Path) -> int:
     card = (out / "README.md").read_text(encoding="utf-8")
     for file, entry in manifest["tasks"].items():
         if entry.get("applicable") is False:  # no file, no configuration, the reason on the card
-            why = f"n/a ({entry['kind']}: {entry['reason']})"
-            assert not (out / file).exists() and why in card
+            why = f"n/a ({entry['kind']}: {entry['reason']})"  # Markdown-escaped on the card
+            assert not (out / file).exists() and escape(why) in card
             continue
         want = _senteval_rows(probing / entry["file"])
         if not want:

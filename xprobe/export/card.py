@@ -19,6 +19,7 @@ from typing import Any
 
 from xprobe.languages import na_text
 from xprobe.probe.hf_layout import HF_SPLITS
+from xprobe.report.md import escape
 
 __all__ = ["CITATION", "config_names", "dataset_card", "size_category"]
 
@@ -131,10 +132,9 @@ def _task_rows(manifest: dict[str, Any], sizes: dict[str, dict[str, int]]) -> li
         filled = "yes" if entry.get("partial") else "no"
         if entry.get("applicable") is False:
             filled = f"n/a ({_na(entry)})"
-        rows.append(
-            f"| {file} | {entry.get('task', file)} | {s['train']} | {s['validation']} | "
-            f"{s['test']} | {shown} | {filled} | {params} |"
-        )
+        cells = [file, str(entry.get("task", file)), s["train"], s["validation"], s["test"],
+                 shown, filled, params]  # fmt: skip
+        rows.append("| " + " | ".join(escape(" ".join(str(c).split())) for c in cells) + " |")
     return rows
 
 
@@ -147,10 +147,12 @@ def _partial(manifest: dict[str, Any]) -> list[str]:
     out = []
     for file, entry in sorted(manifest["tasks"].items()):
         if entry.get("applicable") is False:
-            out.append(f"- **{file}**: not applicable, no configuration: {_na(entry)}")
+            out.append(
+                f"- **{escape(file)}**: not applicable, no configuration: {escape(_na(entry))}"
+            )
         elif entry.get("partial"):
             why = "; ".join(entry.get("shortfalls") or []) or "filled only partly"
-            out.append(f"- **{file}**: {why}")
+            out.append(f"- **{escape(file)}**: {escape(why)}")
     return out or ["None: every task was filled to the sizes asked."]
 
 

@@ -24,7 +24,9 @@ EXPECTED = {
     "map": {
         "teacher": "<TMP>/teacher",
         "config.json extra": "a4431b10b1746b784dd055246f78ef8dfaeed2228602bee9047a96593e616ad3",
-        "mapping_report.json teacher": "6724d30806056182c55576dd1db3f433e56ea0637554d53d45ace5ca99318bc9",
+        "mapping_report.json teacher": (
+            "6724d30806056182c55576dd1db3f433e56ea0637554d53d45ace5ca99318bc9"
+        ),
     },
     "head": {
         "encoder": "<TMP>/teacher[name=en-teacher]",
@@ -80,15 +82,19 @@ def _sha(value, tmp: Path) -> str:
     return hashlib.sha256(_canon(value, tmp).encode("utf-8")).hexdigest()
 
 
+def _map_args(d: Path, teacher: str, out: Path) -> list[str]:
+    return ["-q", "map", "--teacher", teacher, "--vectors", str(d / "xx.vec"),
+            "--teacher-vectors", str(d / "en.vec"), "--parallel-tsv", str(d / "par.tsv"),
+            "--xnli-dev", str(d / "xnli.tsv"), "--target-lang", "de", "--out", str(out),
+            "--heldout", "20", "--batch-size", "16", "--epochs", "1", "--keep-vocab", "0",
+            "--device", "cpu"]  # fmt: skip
+
+
 def test_map_and_frozen_head_record_their_encoder_as_before(tmp_path):
     _world(tmp_path)
     teacher = f"{tmp_path / 'teacher'}[name=en-teacher]"
     out = tmp_path / "student"
-    assert main(["-q", "map", "--teacher", str(tmp_path / "teacher"), "--vectors", str(tmp_path / "xx.vec"),
-                 "--teacher-vectors", str(tmp_path / "en.vec"), "--parallel-tsv",
-                 str(tmp_path / "par.tsv"), "--xnli-dev", str(tmp_path / "xnli.tsv"), "--target-lang", "de", "--out", str(out),
-                 "--heldout", "20", "--batch-size", "16", "--epochs", "1", "--keep-vocab", "0",
-                 "--device", "cpu"]) == 0  # fmt: skip
+    assert main(_map_args(tmp_path, str(tmp_path / "teacher"), out)) == 0
     extra = json.loads((out / "config.json").read_text("utf-8"))["extra"]
     report = json.loads((out / "mapping_report.json").read_text("utf-8"))
     head = tmp_path / "head"
@@ -111,3 +117,17 @@ def test_map_and_frozen_head_record_their_encoder_as_before(tmp_path):
         },
     }
     assert got == EXPECTED
+
+
+def test_a_named_teacher_is_mapped_and_its_student_pairs_with_that_name(tmp_path):
+    """``--teacher DIR[name=NAME]``: its own NLI classifier stops the run (the spec is not taken
+    for a folder), the student records the spec as given and pairs with the teacher's name."""
+    from xprobe.encoders.encoder_spec import EncoderSpec
+
+    _world(tmp_path)
+    teacher = f"{tmp_path / 'teacher'}[name=en-teacher]"
+    assert main(_map_args(tmp_path, teacher, tmp_path / "student")) == 0
+    extra = json.loads((tmp_path / "student" / "config.json").read_text("utf-8"))["extra"]
+    assert extra["teacher"] == teacher
+    fields = EncoderSpec.parse(str(tmp_path / "student")).record_fields()
+    assert fields == {"mapped_from": extra["teacher_id"], "teacher": "en-teacher"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from xprobe.encoders.encoder_spec import EncoderSpec, Provenance
@@ -101,7 +103,9 @@ def test_a_checkpoint_s_provenance_is_read_once_when_parsed(tmp_path):
     _student(tmp_path / "de-bilstm-max")
     spec = EncoderSpec.parse(f"{tmp_path / 'de-bilstm-max'}[name=de-student]")
     (tmp_path / "de-bilstm-max" / "config.json").unlink()  # not read again
-    assert spec.provenance == Provenance(
+    own = spec.provenance
+    assert (own.arch, dict(own.sizes)["hidden"]) == ("bilstm-max", 8)  # the checkpoint's config
+    assert replace(own, arch="", sizes=()) == Provenance(
         teacher="/m/en-bilstm-max/", teacher_id="bilstm-max:teacher123", languages=("de",)
     )
     assert spec.record_fields() == {"mapped_from": "bilstm-max:teacher123",

@@ -311,7 +311,7 @@ def test_distillation_recipe(world, tmp_path):
     map_cmd.add_arguments(parser)
     cfg = map_cmd.build_config(parser.parse_args(["--recipe", str(recipe), "--lr", "0.01"]))
     assert (cfg.lam, cfg.epochs, cfg.batch_size, cfg.lr, cfg.heldout) == (0.1, 1, 16, 0.01, 40)
-    assert cfg.student == f"hf:{world / 'st-teacher'}" and cfg.nli_head is None
+    assert cfg.student_shown == f"hf:{world / 'st-teacher'}" and cfg.nli_head is None
     assert cfg.xnli_dev is None and cfg.parallel_tsv == str(world / "par.tsv")
     assert main(["-q", "map", "--recipe", str(recipe), "--device", "cpu"]) == 0
     assert (tmp_path / "out" / "xprobe_student.json").is_file()

@@ -377,7 +377,12 @@ def test_map_config_from_recipe_and_flags(tmp_path):
     map_cmd.add_arguments(parser)
     data = str(tmp_path / "data")
     cfg = map_cmd.build_config(parser.parse_args(["--recipe", recipe, "--data-dir", data]))
-    assert (cfg.teacher, cfg.out, cfg.lam, cfg.max_pairs) == ("models/en", "models/xx", 0.2, None)
+    assert (cfg.teacher.shown, cfg.out, cfg.lam, cfg.max_pairs) == (
+        "models/en",
+        "models/xx",
+        0.2,
+        None,
+    )
     assert cfg.vectors == f"{data}/v/xx.mapped.vec" and cfg.teacher_vectors == f"{data}/v/en.vec"
     assert (cfg.parallel_src, cfg.xnli_dev) == (f"{data}/p/c.en", f"{data}/x/dev.tsv")
     args = ["--recipe", recipe, "--data-dir", data, "--lambda", "0.1", "--parallel-tsv", "t.tsv"]

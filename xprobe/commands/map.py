@@ -226,12 +226,16 @@ def _missing(fields: dict[str, Any]) -> list[str]:
 
 def _out_name(fields: dict[str, Any]) -> str:
     """Recipes write models/de-{arch}: one output per teacher architecture (or student)."""
-    if fields.get("student"):
-        return fields["out"].replace("{arch}", fields["student"].rpartition("/")[2])
-    from xprobe.encoders.checkpoint import read_config
+    from xprobe.errors import XProbeError
 
-    arch = read_config(fields["teacher"])["encoder"]["arch"]
-    return fields["out"].replace("{arch}", arch)
+    student = fields.get("student")
+    if student:
+        return fields["out"].replace("{arch}", getattr(student, "path", student).rpartition("/")[2])
+    teacher = fields["teacher"]
+    if not teacher.provenance.arch:
+        raise XProbeError(f"--teacher {teacher.shown}: not an xprobe encoder checkpoint (an out "
+                          "folder with {arch} is named after its architecture)")  # fmt: skip
+    return fields["out"].replace("{arch}", teacher.provenance.arch)
 
 
 def build_config(args: argparse.Namespace):
@@ -257,7 +261,12 @@ def build_config(args: argparse.Namespace):
         raise XProbeError(
             f"{form} needs {', '.join(missing)} (from flags or a recipe: --pair en-xx)"
         )
-    wants_vectors = not str(fields.get("student") or "").startswith(("hf:", "st:"))
+    from xprobe.encoders.encoder_spec import EncoderSpec, student_spec
+
+    fields["teacher"] = EncoderSpec.parse(fields["teacher"])  # the edge: parsed once, here
+    if fields.get("student"):
+        fields["student"] = student_spec(fields["student"])
+    wants_vectors = not isinstance(fields.get("student"), EncoderSpec)
     vec = fields.get("vectors")
     if recipe is not None and wants_vectors and vec and not Path(vec).exists():
         _map_words_first(recipe, args.data_dir, fields["vectors"], max_vocab)

@@ -107,13 +107,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_head(args: argparse.Namespace) -> int:
+    from xprobe.encoders.encoder_spec import EncoderSpec
     from xprobe.errors import XProbeError
     from xprobe.nli.head import HeadConfig, train_head
 
     if args.vectors:
         raise XProbeError("--vectors belongs to --encoder; a --frozen encoder brings its own")
     cfg = HeadConfig(
-        encoder=args.frozen,
+        encoder=EncoderSpec.parse(args.frozen),  # the edge: parsed once, here
         train=list(args.train),
         dev=args.dev,
         out=args.out,

@@ -28,7 +28,15 @@ from typing import Any
 
 from xprobe.errors import XProbeError
 
-__all__ = ["KINDS", "POOLINGS", "STUDENT_META", "EncoderSpec", "Provenance", "read_teacher"]
+__all__ = [
+    "KINDS",
+    "POOLINGS",
+    "STUDENT_META",
+    "EncoderSpec",
+    "Provenance",
+    "read_teacher",
+    "student_spec",
+]
 
 KINDS = ("bov", "pmeans", "random", "npy", "python", "hf", "st", "checkpoint")
 POOLINGS = ("mean", "cls", "first", "last")
@@ -44,6 +52,8 @@ class Provenance:
     teacher_id: str = ""  # the teacher's encoder id (as in the teacher's own records)
     languages: tuple[str, ...] = ()
     training_data: tuple[str, ...] = ()
+    arch: str = ""  # an xprobe checkpoint's architecture (``config.json``'s ``encoder``)
+    sizes: tuple[tuple[str, Any], ...] = ()  # and its sizes (``hidden``, ``layers``...)
 
     def record_fields(self) -> dict[str, str]:
         """``mapped_from``/``teacher`` for the records of a mapped student; empty otherwise."""
@@ -51,7 +61,7 @@ class Provenance:
             return {}
         out = {"mapped_from": self.teacher_id}
         if self.teacher:
-            out["teacher"] = Path(self.teacher.rstrip("/")).name
+            out["teacher"] = _teacher_name(self.teacher)
         return out
 
 
@@ -133,6 +143,14 @@ class EncoderSpec:
             head = self.path if self.kind == "checkpoint" else f"{self.kind}:{self.path}"
         opts += [] if self.name is None else [f"name={self.name}"]
         return f"{head}[{','.join(opts)}]" if opts else head
+
+
+def student_spec(value: str | EncoderSpec) -> str | EncoderSpec:
+    """``xprobe map --student``: a transformer's spec (``hf:PATH``, ``st:PATH``) parsed into an
+    :class:`EncoderSpec`; an architecture name (``bilstm-max``) as is."""
+    if isinstance(value, EncoderSpec) or value.partition(":")[0] not in ("hf", "st"):
+        return value
+    return EncoderSpec.parse(value)
 
 
 def _split_name(spec: str) -> tuple[str, str | None]:
@@ -307,6 +325,8 @@ def _layer_items(layers: Any) -> list[str]:
 
 # provenance -------------------------------------------------------------------------------
 def _with_provenance(spec: EncoderSpec) -> EncoderSpec:
+    if spec.kind == "random" and "like" in dict(spec.sizes):  # the checkpoint it stands for
+        return replace(spec, provenance=read_provenance(str(dict(spec.sizes)["like"])))
     if spec.kind not in ("checkpoint", "hf", "st"):
         return spec
     return replace(spec, provenance=read_provenance(spec.path))
@@ -323,27 +343,34 @@ def read_teacher(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     return {k: meta[k] for k in ("teacher", "teacher_id", "kind") if k in meta}
 
 
-def _extra(path: str | os.PathLike[str]) -> Any:
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text("utf-8")) if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
+def _extra(path: str | os.PathLike[str], config: Any = None) -> Any:
     text = str(path)
     if text[:3] in ("st:", "hf:"):
         text = text[3:]
     d = Path(text)
-    try:
-        if (d / STUDENT_META).is_file():
-            return json.loads((d / STUDENT_META).read_text("utf-8"))
-        if (d / "config.json").is_file():
-            return json.loads((d / "config.json").read_text("utf-8")).get("extra", {})
-    except (OSError, ValueError, AttributeError):
-        return None
-    return None
+    meta = _json(d / STUDENT_META)
+    if meta is not None:
+        return meta
+    config = _json(d / "config.json") if config is None else config
+    return config.get("extra", {}) if isinstance(config, dict) else None
 
 
 def read_provenance(path: str) -> Provenance:
-    """A checkpoint's recorded teacher, languages and training data (read once, tolerant: an
-    unreadable checkpoint is reported by its loader)."""
-    extra = _extra(path)
+    """A checkpoint's recorded teacher, languages, training data, architecture and sizes (read
+    once, tolerant: an unreadable checkpoint is reported by its loader)."""
+    config = _json(Path(path) / "config.json")
+    enc = config.get("encoder") if isinstance(config, dict) else None
+    own = _own_config(enc)
+    extra = _extra(path, config)
     if not isinstance(extra, dict):
-        return Provenance()
+        return Provenance(**own)
     teacher, tid = extra.get("teacher"), extra.get("teacher_id")
     mapping = extra.get("mapping") if isinstance(extra.get("mapping"), dict) else {}
     if "teacher" not in extra and mapping.get("teacher_id"):  # the layout before xprobe map's
@@ -358,7 +385,26 @@ def read_provenance(path: str) -> Provenance:
         teacher_id=str(tid or ""),
         languages=tuple(str(x) for x in langs if isinstance(x, str) and x),
         training_data=tuple(str(x) for x in data) if isinstance(data, list) else (),
+        **own,
     )
+
+
+def _own_config(enc: Any) -> dict[str, Any]:
+    """``arch``/``sizes`` of an xprobe checkpoint's ``encoder`` config (empty otherwise)."""
+    if not isinstance(enc, dict) or not isinstance(enc.get("arch"), str):
+        return {}
+    sizes = tuple((k, v) for k, v in enc.items() if k != "arch" and isinstance(v, (int, float)))
+    return {"arch": enc["arch"], "sizes": sizes}
+
+
+def _teacher_name(teacher: str) -> str:
+    """The name a mapped student's records give its teacher: the teacher spec's ``name=``, else
+    its folder's name."""
+    try:
+        spec = _parse_string(teacher)
+    except XProbeError:  # a spec this version cannot read: its last path part
+        return Path(teacher.rstrip("/")).name
+    return spec.name or Path(spec.path.rstrip("/")).name
 
 
 # display names ----------------------------------------------------------------------------

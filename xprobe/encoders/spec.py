@@ -205,20 +205,25 @@ def _random(s: EncoderSpec, vocab: Iterable[str] | None, device: str, lowercase:
         raise XProbeError(f"unknown architecture {s.arch!r}; valid: {', '.join(ARCHITECTURES)}")
     sizes = dict(s.sizes)
     if "like" in sizes:
-        sizes = _sizes_like(str(sizes.pop("like")), s.arch) | sizes
+        sizes.pop("like")
+        sizes = _sizes_like(s) | sizes
     vectors = load_vectors(_vectors_path(s.path), vocab=vocab, lowercase=lowercase)
     return random_encoder(s.arch, vectors, seed=s.seed or 0, device=device, **sizes)
 
 
-def _sizes_like(directory: str, arch: str) -> dict[str, Any]:
-    """The sizes of the checkpoint a random control stands for (same architecture required)."""
-    from xprobe.encoders.checkpoint import read_config
+def _sizes_like(s: EncoderSpec) -> dict[str, Any]:
+    """The sizes of the checkpoint a random control stands for (same architecture required),
+    as its spec read them (:attr:`EncoderSpec.provenance`)."""
     from xprobe.encoders.neural import DEFAULTS
 
-    cfg = read_config(directory)["encoder"]
-    if cfg.get("arch") != arch:
-        raise XProbeError(f"random:{arch}[like={directory}]: that encoder is a {cfg.get('arch')}")
-    return {k: cfg[k] for k in DEFAULTS[arch] if k in cfg}
+    directory, own = dict(s.sizes)["like"], s.provenance
+    if not own.arch:
+        raise XProbeError(f"random:{s.arch}[like={directory}]: {directory} is not an xprobe "
+                          "encoder checkpoint (no config.json with its architecture)")  # fmt: skip
+    if own.arch != s.arch:
+        raise XProbeError(f"random:{s.arch}[like={directory}]: that encoder is a {own.arch}")
+    sizes = dict(own.sizes)
+    return {k: sizes[k] for k in DEFAULTS[s.arch] if k in sizes}
 
 
 def default_name(spec: str | EncoderSpec) -> str:

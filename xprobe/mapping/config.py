@@ -1,16 +1,19 @@
 """The settings of one ``xprobe map`` run (:func:`xprobe.mapping.trainer.map_encoder`).
 
-One configuration for every teacher and student. ``teacher`` is any frozen encoder spec (a
-``train-nli`` directory, ``st:PATH``, ``hf:PATH``, ``bov:...``); ``student`` is
+One configuration for every teacher and student. ``teacher`` is any frozen encoder (an
+:class:`~xprobe.encoders.encoder_spec.EncoderSpec`, parsed where the run starts: a ``train-nli``
+directory, ``st:PATH``, ``hf:PATH``, ``bov:...``; a string is parsed once, for Python callers);
+the settings it records keep the spec as it was written. ``student`` is
 
 * ``None``: X-Probe section 5.2, the teacher's own architecture and sizes, freshly initialised,
   over the mapped target word vectors ``vectors`` (the teacher must be a ``train-nli``
   directory; its NLI classifier is the XNLI stopping head and is copied into the output);
 * an architecture name (``bilstm-max``...): that architecture over ``vectors``, sized to give the
   teacher's dimension;
-* ``hf:PATH``: a transformer initialised from a local directory (e.g. the teacher itself), with
-  ``pooling``; ``st:PATH``: a whole sentence-transformers pipeline (pooling, normalisation) from a
-  local directory: a copy of an ``st:`` teacher starts as exactly the teacher.
+* ``hf:PATH`` (parsed into an ``EncoderSpec``): a transformer initialised from a local
+  directory (e.g. the teacher itself), with ``pooling``; ``st:PATH``: a whole
+  sentence-transformers pipeline (pooling, normalisation) from a local directory: a copy of an
+  ``st:`` teacher starts as exactly the teacher.
 
 The stopping rule is XNLI dev accuracy in the target language when a head is known (``nli_head``,
 or the teacher's own classifier) and ``xnli_dev`` is given, else held-out MSE to the teacher.
@@ -20,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from xprobe.encoders.encoder_spec import EncoderSpec, student_spec
 
 __all__ = ["MapConfig"]
 
@@ -32,10 +37,10 @@ _NOT_IDENTITY = ("out", "resume", "device", "threads", "epochs", "patience", "ma
 class MapConfig:
     """Everything a ``map`` run depends on. Paths are files; see ``xprobe map --help``."""
 
-    teacher: str
+    teacher: EncoderSpec
     out: str
     target_lang: str
-    student: str | None = None  # None: the teacher's architecture over ``vectors``
+    student: EncoderSpec | str | None = None  # None: the teacher's architecture over ``vectors``
     vectors: str | None = None  # mapped target word vectors (architecture students)
     xnli_dev: str | None = None
     source_lang: str = "en"
@@ -74,6 +79,12 @@ class MapConfig:
     cache_dir: str | None = None  # teacher-vector cache (default: the shared sentence cache)
     extra: dict[str, Any] = field(default_factory=dict)  # recorded, e.g. the recipe
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.teacher, EncoderSpec):  # a Python caller's string: parsed once
+            self.teacher = EncoderSpec.parse(self.teacher)
+        if isinstance(self.student, str):
+            self.student = student_spec(self.student)
+
     @property
     def xprobe_student(self) -> bool:
         """True for X-Probe's own setting: the teacher's architecture, no ``student`` named."""
@@ -81,7 +92,12 @@ class MapConfig:
 
     @property
     def transformer_student(self) -> bool:
-        return bool(self.student and self.student.startswith(("hf:", "st:")))
+        return isinstance(self.student, EncoderSpec)
+
+    @property
+    def student_shown(self) -> str | None:
+        """The student as written (a spec string or an architecture), None for X-Probe's."""
+        return self.student.shown if isinstance(self.student, EncoderSpec) else self.student
 
     def resolved_batch_size(self) -> int:
         return self.batch_size or (64 if self.xprobe_student else 32)
@@ -100,7 +116,7 @@ class MapConfig:
 
     def identity(self) -> dict[str, Any]:
         """The fields a resumed run must share with the run it continues."""
-        d = asdict(self)
+        d = self._as_written()
         for k in _NOT_IDENTITY:
             d.pop(k)
         return d
@@ -108,5 +124,11 @@ class MapConfig:
     def recorded(self) -> dict[str, Any]:
         """The settings written into the output: all but where it goes and how it was started
         (so that a resumed run writes the same bytes as an uninterrupted one)."""
-        return {k: v for k, v in asdict(self).items()
+        return {k: v for k, v in self._as_written().items()
                 if k not in ("out", "resume", "device", "threads")}  # fmt: skip
+
+    def _as_written(self) -> dict[str, Any]:
+        """Every field, the teacher and the student as their specs were written."""
+        d = asdict(self)
+        d.update(teacher=self.teacher.shown, student=self.student_shown)
+        return d

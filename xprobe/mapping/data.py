@@ -130,7 +130,7 @@ def load_teacher(cfg: MapConfig, vocab: set[str], device: str, xnli_en=None):
     if cfg.teacher_vectors:
         if not hasattr(teacher, "vectors") or not hasattr(teacher, "module"):
             raise XProbeError(
-                f"--teacher-vectors {cfg.teacher_vectors}: teacher {cfg.teacher} is not a "
+                f"--teacher-vectors {cfg.teacher_vectors}: teacher {cfg.teacher.shown} is not a "
                 "train-nli directory over word vectors"
             )
         words = vocab | {t for x in (xnli_en or ((), ()))[:2] for s in x for t in s}
@@ -191,7 +191,7 @@ def check_coverage(cfg: MapConfig, student, target: list[list[str]]) -> float:
     share, what = student.coverage(sample)
     if share < cfg.min_coverage:
         raise XProbeError(
-            f"student {cfg.student or 'of ' + str(cfg.vectors)} cannot read the "
+            f"student {cfg.student_shown or 'of ' + str(cfg.vectors)} cannot read the "
             f"{cfg.target_lang} side of {cfg.parallel_tsv or cfg.parallel_tgt}: {what} "
             f"{share:.0%} of its tokens (need >= {cfg.min_coverage:.0%}); is it the "
             f"{cfg.target_lang} student? (--min-coverage lowers the bar)"

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from xprobe.encoders.encoder_spec import STUDENT_META, read_teacher
+from xprobe.encoders.encoder_spec import STUDENT_META, EncoderSpec, read_teacher
 from xprobe.errors import XProbeError
 from xprobe.files import write_json
 
@@ -83,7 +83,7 @@ class TransformerStudent:
 
     kind = "transformer"
 
-    def __init__(self, model, lang: str, spec: str, device: str, batch_size: int = 64) -> None:
+    def __init__(self, model, lang: str, spec: Any, device: str, batch_size: int = 64) -> None:
         self.model = model
         self.lang = lang
         self.spec = spec
@@ -93,7 +93,7 @@ class TransformerStudent:
     @classmethod
     def load(
         cls,
-        spec: str,
+        spec: EncoderSpec,
         lang: str,
         pooling: str,
         out_dim: int,
@@ -102,12 +102,15 @@ class TransformerStudent:
         max_seq_length: int = 128,
         teacher: str = "the teacher",
     ) -> TransformerStudent:
-        """The student ``hf:PATH`` initialised from a local transformers directory (``pooling``
-        on top), or ``st:PATH``: a whole sentence-transformers pipeline (its own pooling and
-        normalisation: a copy of an ``st:`` teacher starts as exactly the teacher).
+        """The student ``spec`` (parsed where the run starts): ``hf:PATH`` initialised from a
+        local transformers directory (``pooling`` on top), or ``st:PATH``: a whole
+        sentence-transformers pipeline (its own pooling and normalisation: a copy of an ``st:``
+        teacher starts as exactly the teacher).
         transformers' loading bars show on a terminal only."""
         from xprobe.encoders.hfload import bars_on_terminal_only
 
+        if isinstance(spec, str):  # a Python caller's spec string: parsed once
+            spec = EncoderSpec.parse(spec)
         with bars_on_terminal_only():
             return cls._load(spec, lang, pooling, out_dim, projection, device, max_seq_length,
                              teacher)  # fmt: skip
@@ -117,8 +120,8 @@ class TransformerStudent:
               teacher) -> TransformerStudent:  # fmt: skip
         from sentence_transformers import SentenceTransformer
 
-        path = Path(spec.partition(":")[2])
-        if spec.startswith("st:"):
+        path, kind, spec = Path(spec.path), spec.kind, spec.shown
+        if kind == "st":
             return cls._load_st(spec, path, lang, out_dim, projection, device, max_seq_length,
                                 teacher)  # fmt: skip
         if not (path / "config.json").is_file():
@@ -339,13 +342,13 @@ def build_student(cfg, teacher, target_words: set[str], device: str):
         config = getattr(teacher, "config", None)
         if not isinstance(config, dict) or "arch" not in config:
             raise XProbeError(
-                f"teacher {cfg.teacher} is not a train-nli directory: name a student "
+                f"teacher {cfg.teacher.shown} is not a train-nli directory: name a student "
                 f"(--student hf:PATH or one of {', '.join(ARCHITECTURES)})"
             )
         vectors = student_vectors(cfg, target_words, teacher.vectors.lowercase)
         sizes = {k: v for k, v in config.items() if k not in ("arch", "word_dim", "init_seed")}
         return VectorStudent.load(config["arch"], vectors, out_dim, cfg.seed, device, sizes,
-                                  teacher=cfg.teacher)  # fmt: skip
+                                  teacher=cfg.teacher.shown)  # fmt: skip
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(derive_seed(cfg.seed, "distil-student-init") % (2**63))
         if cfg.transformer_student:
@@ -353,14 +356,20 @@ def build_student(cfg, teacher, target_words: set[str], device: str):
                 raise XProbeError("--vectors belongs to an architecture student, not hf:/st:")
             return TransformerStudent.load(
                 cfg.student, cfg.target_lang, cfg.pooling, out_dim, cfg.projection, device,
-                cfg.max_seq_length, teacher=cfg.teacher,
+                cfg.max_seq_length, teacher=cfg.teacher.shown,
             )  # fmt: skip
         if cfg.student in ARCHITECTURES:
             own = getattr(teacher, "vectors", None)
             lower = cfg.lowercase if cfg.lowercase is not None else bool(own and own.lowercase)
             vectors = student_vectors(cfg, target_words, lower)
             return VectorStudent.load(
-                cfg.student, vectors, out_dim, cfg.seed, device, cfg.sizes, teacher=cfg.teacher
+                cfg.student,
+                vectors,
+                out_dim,
+                cfg.seed,
+                device,
+                cfg.sizes,
+                teacher=cfg.teacher.shown,
             )
     raise XProbeError(
         f"--student {cfg.student!r}: expected hf:PATH (a transformers directory), st:PATH (a "

@@ -198,18 +198,18 @@ class _Run:
 
 def _stopper(cfg: MapConfig, teacher, device: str):
     """The XNLI stopper: ``nli_head`` (or an X-Probe teacher's own classifier) on ``xnli_dev``."""
-    head = cfg.nli_head or (cfg.teacher if cfg.xprobe_student else None)
+    head = cfg.nli_head or (cfg.teacher.path if cfg.xprobe_student else None)
     if cfg.nli_head and not cfg.xnli_dev:
         raise XProbeError("XNLI early stopping needs --xnli-dev with --nli-head")
     if cfg.xnli_dev and not head:
-        raise XProbeError(f"--xnli-dev needs --nli-head (train-nli --frozen {cfg.teacher})")
+        raise XProbeError(f"--xnli-dev needs --nli-head (train-nli --frozen {cfg.teacher.shown})")
     if not (head and cfg.xnli_dev):
         return None
     from xprobe.mapping.xnli import load_stopper
 
     lang = cfg.xnli_language or cfg.target_lang
     return load_stopper(head, cfg.xnli_dev, lang, cfg.target_lang, cfg.max_xnli,
-                        int(teacher.dim), device, cfg.teacher)  # fmt: skip
+                        int(teacher.dim), device, cfg.teacher.shown)  # fmt: skip
 
 
 def map_encoder(cfg: MapConfig) -> dict[str, Any]:
@@ -251,9 +251,9 @@ def map_encoder(cfg: MapConfig) -> dict[str, Any]:
 
 def _meta(cfg: MapConfig, teacher, data, stopper) -> dict[str, Any]:
     return {
-        "teacher": cfg.teacher,
+        "teacher": cfg.teacher.shown,
         "teacher_id": teacher.id,
-        "student_init": cfg.student or "teacher architecture",
+        "student_init": cfg.student_shown or "teacher architecture",
         "source_lang": cfg.source_lang,
         "target_lang": cfg.target_lang,
         "lambda": cfg.lam,

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from xprobe.encoders.encoder_spec import EncoderSpec
 from xprobe.errors import XProbeError
 from xprobe.files import derive_seed, np_rng, sha256_file, write_json
 from xprobe.nli.data import NLIPair, make_tokenizer, read_pairs
@@ -50,9 +51,11 @@ HEAD, HEAD_FORMAT = "head.json", "xprobe-nli-head"
 
 @dataclass
 class HeadConfig:
-    """Everything a head-training run depends on; paths are files, ``encoder`` a spec."""
+    """Everything a head-training run depends on; paths are files, ``encoder`` the frozen
+    encoder (an :class:`~xprobe.encoders.encoder_spec.EncoderSpec`, parsed where the run starts;
+    a Python caller's string is parsed once). What it records keeps the spec as written."""
 
-    encoder: str
+    encoder: EncoderSpec
     train: list[str]
     dev: str
     out: str
@@ -71,16 +74,25 @@ class HeadConfig:
     threads: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.encoder, EncoderSpec):  # a Python caller's string: parsed once
+            self.encoder = EncoderSpec.parse(self.encoder)
 
-def load_frozen_encoder(spec: Any, vocab: set[str], device: str, lang: str | None = None):
-    """The encoder a spec names, refusing precomputed (``npy:``) embeddings; ``lang`` is the
+    def recorded(self) -> dict[str, Any]:
+        """The settings ``head.json`` records (the encoder as its spec was written)."""
+        d = {k: v for k, v in asdict(self).items() if k not in ("device", "threads")}
+        d["encoder"] = self.encoder.shown
+        return d
+
+
+def load_frozen_encoder(spec: EncoderSpec, vocab: set[str], device: str, lang: str | None = None):
+    """The encoder ``spec`` names, refusing precomputed (``npy:``) embeddings; ``lang`` is the
     language of the sentences it will see (transformers detokenise in it)."""
     from xprobe.encoders.spec import NpyEmbeddings, parse_encoder
 
     enc = parse_encoder(spec, vocab=vocab, device=device)
     if isinstance(enc, NpyEmbeddings):
-        shown = getattr(spec, "shown", spec)
-        raise XProbeError(f"--encoder {shown}: precomputed embeddings cannot encode NLI pairs")
+        raise XProbeError(f"--encoder {spec.shown}: precomputed embeddings cannot encode NLI pairs")
     if lang and hasattr(enc, "set_language"):
         enc.set_language(lang)
     return enc
@@ -194,7 +206,7 @@ def train_head(cfg: HeadConfig) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "format": HEAD_FORMAT,
         "format_version": 1,
-        "encoder": cfg.encoder,
+        "encoder": cfg.encoder.shown,
         "encoder_id": encoder.id,
         "dim": int(encoder.dim),
         "pairs": {name: len(p) for name, p in raw.items()},
@@ -202,7 +214,7 @@ def train_head(cfg: HeadConfig) -> dict[str, Any]:
         "best_epoch": progress["best_epoch"],
         "history": progress["history"],
         "dev_majority_acc": majority_accuracy(splits["dev"][2]),
-        "training": {k: v for k, v in asdict(cfg).items() if k not in ("device", "threads")},
+        "training": cfg.recorded(),
     }
     if "test" in splits:
         u, v, y = splits["test"]

@@ -165,7 +165,8 @@ def _nli(ctx: Any, name: str, n: dict) -> list[Step]:
     if n["path"]:
         return []
     out = str(ctx.out / "models" / name)
-    if n["encoder"].count(":"):  # a frozen encoder spec: train an NLI head on it
+    spec = _spec(ctx, where, n["encoder"]) if n["encoder"] else None
+    if spec is not None and spec.kind != "checkpoint":  # a frozen encoder: an NLI head on it
         argv = ["train-nli", "--frozen", n["encoder"]]
     elif n["encoder"]:
         argv = ["train-nli", "--encoder", n["encoder"], "--vectors", n["vectors"]]
@@ -188,7 +189,9 @@ def _mapping(ctx: Any, name: str, m: dict) -> list[Step]:
     teacher = m["teacher"]
     if teacher in ctx.data["nli"]:
         teacher = ctx.values[f"nli.{teacher}"]
-    elif ":" not in teacher:
+    elif (spec := _spec(ctx, where, teacher)) is None:
+        return []
+    elif spec.kind == "checkpoint":
         declared = ", ".join(ctx.data["nli"]) or "none"
         ctx.error(where, f"teacher: {teacher!r} is not declared in [nli] (declared: {declared})")
         return []
@@ -265,11 +268,23 @@ def _specs(ctx: Any, name: str, e: dict, codes: dict[str, str]) -> dict[str, str
     return {k: _abs_spec(ctx, v) for k, v in specs.items() if k in codes}
 
 
-def _abs_spec(ctx: Any, spec: str) -> str:
+def _abs_spec(ctx: Any, text: str) -> str:
     """A bare relative directory in a spec is relative to the study file, like every path."""
-    if ":" in spec or os.path.isabs(spec):
-        return spec
-    return str(Path(ctx.dir) / spec)
+    spec = _spec(ctx, "[encoders]", text)
+    if spec is None or spec.kind != "checkpoint" or os.path.isabs(spec.path):
+        return text
+    return str(replace(spec, path=str(Path(ctx.dir) / spec.path)))
+
+
+def _spec(ctx: Any, where: str, text: str):
+    """The study file's encoder spec, parsed (None, and an error said, when it is wrong)."""
+    from xprobe.encoders.encoder_spec import EncoderSpec
+
+    try:
+        return EncoderSpec.parse(text)
+    except XProbeError as e:
+        ctx.error(where, str(e))
+        return None
 
 
 def _report(ctx: Any, results: list[str]) -> Step:

@@ -106,8 +106,9 @@ def test_a_checkpoint_s_provenance_is_read_once_when_parsed(tmp_path):
     own = spec.provenance
     assert (own.arch, dict(own.sizes)["hidden"]) == ("bilstm-max", 8)  # the checkpoint's config
     assert replace(own, arch="", sizes=()) == Provenance(
-        teacher="/m/en-bilstm-max/", teacher_id="bilstm-max:teacher123", languages=("de",)
-    )
+        teacher="/m/en-bilstm-max/", teacher_id="bilstm-max:teacher123", languages=("de",),
+        teacher_name="en-bilstm-max",
+    )  # fmt: skip
     assert spec.record_fields() == {"mapped_from": "bilstm-max:teacher123",
                                     "teacher": "en-bilstm-max"}  # fmt: skip
     assert EncoderSpec.parse(f"bov:{tmp_path}/v.vec").provenance == Provenance()

@@ -4,7 +4,8 @@ value to the loaders, the embedding cache, the records and the report.
 
 String syntax (see :mod:`xprobe.encoders.spec`): ``bov:PATH``, ``pmeans:PATH``,
 ``random:ARCH:PATH[:SEED][sizes]``, ``npy:PATH``, ``python:module:function``,
-``hf:PATH[options]``, ``st:PATH[options]``, or a checkpoint directory; any of them may end in
+``hf:PATH[options]``, ``st:PATH[options]`` (options: pooling, layers, detok, max_length,
+``revision`` of a hub model), or a checkpoint directory; any of them may end in
 ``[name=NAME]`` (or carry ``name=NAME`` among its options). A checkpoint's recorded provenance
 (the teacher of a student made by ``xprobe map``, its languages and training data) is read from
 disk once, when the spec is parsed, into :attr:`EncoderSpec.provenance`.
@@ -20,12 +21,13 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from xprobe.encoders.spec_files import STUDENT_META, Provenance, model_name, read_provenance
+from xprobe.encoders.spec_files import read_teacher as _read_teacher
 from xprobe.errors import XProbeError
 
 __all__ = [
@@ -40,29 +42,7 @@ __all__ = [
 
 KINDS = ("bov", "pmeans", "random", "npy", "python", "hf", "st", "checkpoint")
 POOLINGS = ("mean", "cls", "first", "last")
-STUDENT_META = "xprobe_student.json"  # a transformer student's metadata (xprobe map)
-_KEYS = ("pooling", "layers", "detok", "max_length")
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """What a checkpoint's own files say about where it came from (empty when nothing)."""
-
-    teacher: str = ""  # the teacher's spec, as ``xprobe map`` was given it
-    teacher_id: str = ""  # the teacher's encoder id (as in the teacher's own records)
-    languages: tuple[str, ...] = ()
-    training_data: tuple[str, ...] = ()
-    arch: str = ""  # an xprobe checkpoint's architecture (``config.json``'s ``encoder``)
-    sizes: tuple[tuple[str, Any], ...] = ()  # and its sizes (``hidden``, ``layers``...)
-
-    def record_fields(self) -> dict[str, str]:
-        """``mapped_from``/``teacher`` for the records of a mapped student; empty otherwise."""
-        if not self.teacher_id:
-            return {}
-        out = {"mapped_from": self.teacher_id}
-        if self.teacher:
-            out["teacher"] = _teacher_name(self.teacher)
-        return out
+_KEYS = ("pooling", "layers", "detok", "max_length", "revision")
 
 
 @dataclass(frozen=True)
@@ -84,6 +64,7 @@ class EncoderSpec:
     layers: tuple[int, ...] | None = None
     detok: str = "auto"
     max_length: int | None = None
+    revision: str | None = None  # a hub model's branch, tag or commit (hf, st)
     provenance: Provenance = field(default_factory=Provenance, compare=False)
     text: str = field(default="", compare=False, repr=False)  # the string it was parsed from
 
@@ -139,6 +120,7 @@ class EncoderSpec:
             opts += [] if self.layers is None else ["layers=" + ",".join(map(str, self.layers))]
             opts += [] if self.detok == "auto" else [f"detok={self.detok}"]
             opts += [] if self.max_length is None else [f"max_length={self.max_length}"]
+            opts += [] if self.revision is None else [f"revision={self.revision}"]
         else:
             head = self.path if self.kind == "checkpoint" else f"{self.kind}:{self.path}"
         opts += [] if self.name is None else [f"name={self.name}"]
@@ -261,6 +243,11 @@ def _checked_transformer(
         if not ml.isdigit() or int(ml) < 2:
             raise XProbeError(f"--encoder {spec}: max_length must be an integer >= 2, not {ml!r}")
         out = replace(out, max_length=int(ml))
+    if last.get("revision") is not None:
+        rev = str(last["revision"])
+        if not rev or any(c in rev for c in " []"):
+            raise XProbeError(f"--encoder {spec}: revision= needs a branch, tag or commit")
+        out = replace(out, revision=rev)
     return out
 
 
@@ -302,7 +289,7 @@ def _from_fields(d: dict[str, Any], where: str) -> EncoderSpec:
     if kind in ("hf", "st"):
         layers = d.get("layers")
         items = None if layers is None else _layer_items(layers)
-        last = {k: d[k] for k in ("pooling", "detok", "max_length") if k in d}
+        last = {k: d[k] for k in ("pooling", "detok", "max_length", "revision") if k in d}
         if kind == "st" and last.get("pooling") == "mean":
             last.pop("pooling")
         return replace(_checked_transformer(kind, path, last, items, where), name=name)
@@ -325,11 +312,18 @@ def _layer_items(layers: Any) -> list[str]:
 
 # provenance -------------------------------------------------------------------------------
 def _with_provenance(spec: EncoderSpec) -> EncoderSpec:
+    """``spec`` with what its files say (read once, here): a checkpoint's provenance (for a
+    random control ``[like=DIR]``: DIR's), the display name of a mapped student's teacher."""
     if spec.kind == "random" and "like" in dict(spec.sizes):  # the checkpoint it stands for
         return replace(spec, provenance=read_provenance(str(dict(spec.sizes)["like"])))
     if spec.kind not in ("checkpoint", "hf", "st"):
         return spec
-    return replace(spec, provenance=read_provenance(spec.path))
+    own = read_provenance(spec.path)
+    if own.teacher:
+        own = replace(own, teacher_name=_teacher_name(own.teacher))
+    if spec.kind in ("hf", "st"):
+        own = replace(own, model=model_name(spec.path))
+    return replace(spec, provenance=own)
 
 
 def read_teacher(path: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -337,64 +331,7 @@ def read_teacher(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     (``xprobe_student.json`` of a transformer student, or ``config.json``'s ``extra``).
 
     Accepts a directory or a spec naming one (``st:DIR``, ``hf:DIR``)."""
-    meta = _extra(path)
-    if not isinstance(meta, dict) or "teacher" not in meta:
-        return None
-    return {k: meta[k] for k in ("teacher", "teacher_id", "kind") if k in meta}
-
-
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text("utf-8")) if path.is_file() else None
-    except (OSError, ValueError):
-        return None
-
-
-def _extra(path: str | os.PathLike[str], config: Any = None) -> Any:
-    text = str(path)
-    if text[:3] in ("st:", "hf:"):
-        text = text[3:]
-    d = Path(text)
-    meta = _json(d / STUDENT_META)
-    if meta is not None:
-        return meta
-    config = _json(d / "config.json") if config is None else config
-    return config.get("extra", {}) if isinstance(config, dict) else None
-
-
-def read_provenance(path: str) -> Provenance:
-    """A checkpoint's recorded teacher, languages, training data, architecture and sizes (read
-    once, tolerant: an unreadable checkpoint is reported by its loader)."""
-    config = _json(Path(path) / "config.json")
-    enc = config.get("encoder") if isinstance(config, dict) else None
-    own = _own_config(enc)
-    extra = _extra(path, config)
-    if not isinstance(extra, dict):
-        return Provenance(**own)
-    teacher, tid = extra.get("teacher"), extra.get("teacher_id")
-    mapping = extra.get("mapping") if isinstance(extra.get("mapping"), dict) else {}
-    if "teacher" not in extra and mapping.get("teacher_id"):  # the layout before xprobe map's
-        tid, teacher = mapping["teacher_id"], (mapping.get("config") or {}).get("teacher")
-    elif "teacher" not in extra:
-        tid = None
-    langs = [extra.get(k) for k in ("source_lang", "target_lang", "language")]
-    corpus = mapping.get("corpus") if isinstance(mapping.get("corpus"), dict) else {}
-    data = corpus.get("files") or extra.get("train_files") or ()
-    return Provenance(
-        teacher=str(teacher or "") if tid else "",
-        teacher_id=str(tid or ""),
-        languages=tuple(str(x) for x in langs if isinstance(x, str) and x),
-        training_data=tuple(str(x) for x in data) if isinstance(data, list) else (),
-        **own,
-    )
-
-
-def _own_config(enc: Any) -> dict[str, Any]:
-    """``arch``/``sizes`` of an xprobe checkpoint's ``encoder`` config (empty otherwise)."""
-    if not isinstance(enc, dict) or not isinstance(enc.get("arch"), str):
-        return {}
-    sizes = tuple((k, v) for k, v in enc.items() if k != "arch" and isinstance(v, (int, float)))
-    return {"arch": enc["arch"], "sizes": sizes}
+    return _read_teacher(_parse_string(os.fspath(path)).path)
 
 
 def _teacher_name(teacher: str) -> str:
@@ -422,8 +359,48 @@ def _default_name(s: EncoderSpec) -> str:
     if s.kind == "python":
         return s.path.rpartition(":")[2]
     if s.kind in ("hf", "st"):
-        from xprobe.encoders.hfload import model_name
-
         pool = "" if s.kind == "st" or s.pooling == "mean" else f"-{s.pooling}"
-        return f"{s.kind}-{model_name(s.path)}{pool}"
+        return f"{s.kind}-{s.provenance.model or model_name(s.path)}{pool}"
     return Path(s.path.rstrip("/")).name or s.path
+
+
+# deprecated: the string helpers of before EncoderSpec ---------------------------------------
+@dataclass(frozen=True)
+class TransformerSpec:
+    """What a transformer encoder needs of its spec (model objects wrapped by
+    :func:`xprobe.encoders.pyobj.from_model` have no spec string); ``layers=None``: every layer.
+    An :class:`EncoderSpec` has the same fields."""
+
+    kind: str
+    path: str
+    pooling: str = "mean"
+    layers: tuple[int, ...] | None = None
+    detok: str = "auto"
+    max_length: int | None = None
+    revision: str | None = None
+
+
+def is_transformer_spec(spec: str) -> bool:
+    """Deprecated: ``EncoderSpec.parse(spec).kind in ("hf", "st")``."""
+    return spec.partition(":")[0] in ("hf", "st")
+
+
+def parse_transformer_spec(spec: str) -> TransformerSpec:
+    """Deprecated: :meth:`EncoderSpec.parse`. ``hf:PATH[opts]`` / ``st:PATH[opts]`` ->
+    :class:`TransformerSpec` (clear error if wrong)."""
+    s = EncoderSpec.parse(spec)
+    if s.kind not in ("hf", "st"):
+        raise XProbeError(f"--encoder {spec}: expected hf:PATH[options] or st:PATH[options]")
+    return TransformerSpec(s.kind, s.path, s.pooling, s.layers, s.detok, s.max_length, s.revision)
+
+
+def split_display_name(spec: str) -> tuple[str, str | None]:
+    """Deprecated: ``EncoderSpec.parse(spec)``'s ``plain`` and ``name``. The spec without its
+    ``name=NAME`` option, and the name (None when it has none)."""
+    return _split_name(spec)
+
+
+def default_name(spec: str | EncoderSpec) -> str:
+    """Deprecated: ``EncoderSpec.parse(spec).display_name``. A short display name for a spec
+    (``bov:en.vec`` -> ``bov-en``; its ``[name=NAME]`` when it has one)."""
+    return EncoderSpec.parse(spec).display_name

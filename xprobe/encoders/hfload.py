@@ -21,9 +21,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from xprobe.encoders.spec_files import card_name, model_name
 from xprobe.errors import XProbeError
 
-__all__ = ["HUB_NAME", "LoadedModel", "bars_on_terminal_only", "load_model", "local_revision"]
+__all__ = [
+    "HUB_NAME",
+    "LoadedModel",
+    "bars_on_terminal_only",
+    "card_name",
+    "load_model",
+    "local_revision",
+    "model_name",
+]
 
 HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 _SKIP_DIRS = {"onnx", "openvino", ".git", ".cache"}
@@ -101,9 +110,15 @@ def _source(kind: str, path: str) -> tuple[str, bool]:
     return path, False
 
 
-def load_model(kind: str, path: str, device: str) -> LoadedModel:
-    """Load an ``hf`` (AutoModel + AutoTokenizer) or ``st`` (SentenceTransformer) model."""
+def load_model(kind: str, path: str, device: str, revision: str | None = None) -> LoadedModel:
+    """Load an ``hf`` (AutoModel + AutoTokenizer) or ``st`` (SentenceTransformer) model;
+    ``revision``: a hub model's branch, tag or commit (a local directory has none to choose)."""
     src, local = _source(kind, path)
+    if revision is not None and local:
+        raise XProbeError(
+            f"{kind}:{path}[revision={revision}]: a local directory has one revision, its own "
+            "files (the encoder id carries their digest); revision= chooses a hub model's version"
+        )
     _need("transformers")
     if kind == "st":
         _need("sentence_transformers")
@@ -111,7 +126,7 @@ def load_model(kind: str, path: str, device: str) -> LoadedModel:
     only_local = local or _offline() or not _hub_reachable()
     try:
         with bars_on_terminal_only():
-            model, tok, st = _from_pretrained(kind, src, device, only_local)
+            model, tok, st = _from_pretrained(kind, src, device, only_local, revision)
     except Exception as e:
         if local:
             from xprobe.encoders.hfweights import weights_problem
@@ -133,17 +148,20 @@ def load_model(kind: str, path: str, device: str) -> LoadedModel:
     return LoadedModel(kind, name, revision, model, tok, st)
 
 
-def _from_pretrained(kind: str, src: str, device: str, only_local: bool) -> tuple[Any, Any, Any]:
+def _from_pretrained(
+    kind: str, src: str, device: str, only_local: bool, revision: str | None = None
+) -> tuple[Any, Any, Any]:
     """(model, tokenizer, SentenceTransformer or None)."""
+    kw: dict[str, Any] = {"local_files_only": only_local}
+    kw.update({"revision": revision} if revision is not None else {})
     if kind == "st":
         from sentence_transformers import SentenceTransformer
 
-        st = SentenceTransformer(src, device=device, local_files_only=only_local)
+        st = SentenceTransformer(src, device=device, **kw)
         return st[0].auto_model, st[0].tokenizer, st
     from transformers import AutoModel, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(src, local_files_only=only_local)
-    return AutoModel.from_pretrained(src, local_files_only=only_local), tok, None
+    return AutoModel.from_pretrained(src, **kw), AutoTokenizer.from_pretrained(src, **kw), None
 
 
 @contextlib.contextmanager
@@ -202,37 +220,3 @@ def _display_name(p: Path) -> str:
     if p.name.lower() in ("model", "models", "snapshot", "hf", "st") and p.parent.name:
         return f"{p.parent.name}-{p.name}"
     return p.name
-
-
-_GENERIC = ("model", "models", "snapshot", "snapshots", "hf", "st", "checkpoint", "main")
-
-
-def card_name(directory: Path) -> str | None:
-    """The model's name from its card (``README.md``): the YAML ``model_name``, else the first
-    ``# heading`` when it is one word (``# all-MiniLM-L6-v2``); None when there is none."""
-    try:
-        text = (directory / "README.md").read_text(encoding="utf-8", errors="replace")[:20000]
-    except OSError:
-        return None
-    front, body = "", text
-    if text.startswith("---"):
-        front, _, body = text[3:].partition("\n---")
-    m = re.search(r"^model_name:\s*[\"']?([^\"'\n]+?)[\"']?\s*$", front, re.M)
-    if m:
-        return m[1].strip()
-    m = re.search(r"^# (\S+)\s*$", body, re.M)
-    return m[1] if m else None
-
-
-def model_name(path: str) -> str:
-    """A meaningful name for a model path: its card's name, else the directory's name, skipping
-    generic parts (``pkg/model`` -> ``pkg``); a hub name's last part."""
-    p = Path(path.rstrip("/")).expanduser()
-    if p.is_dir():
-        named = card_name(p)
-        if named:
-            return named
-    parts = [x for x in p.parts if x not in ("/", "")]
-    while len(parts) > 1 and parts[-1].lower() in _GENERIC:
-        parts.pop()
-    return parts[-1] if parts else path

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from xprobe.encoders.base import Encoder
-from xprobe.encoders.encoder_spec import EncoderSpec, _split_name
+from xprobe.encoders.encoder_spec import EncoderSpec, default_name, split_display_name
 from xprobe.errors import XProbeError
 
 __all__ = [
@@ -145,12 +145,6 @@ def _vectors_path(path: str) -> Path:
     return p
 
 
-def split_display_name(spec: str) -> tuple[str, str | None]:
-    """Deprecated: ``EncoderSpec.parse(spec)``'s ``plain`` and ``name``. The spec without its
-    ``name=NAME`` option, and the name (None when it has none)."""
-    return _split_name(spec)
-
-
 def parse_encoder(
     spec: str | EncoderSpec,
     vocab: Iterable[str] | None = None,
@@ -224,9 +218,3 @@ def _sizes_like(s: EncoderSpec) -> dict[str, Any]:
         raise XProbeError(f"random:{s.arch}[like={directory}]: that encoder is a {own.arch}")
     sizes = dict(own.sizes)
     return {k: sizes[k] for k in DEFAULTS[s.arch] if k in sizes}
-
-
-def default_name(spec: str | EncoderSpec) -> str:
-    """Deprecated: ``EncoderSpec.parse(spec).display_name``. A short display name for a spec
-    (``bov:en.vec`` -> ``bov-en``; its ``[name=NAME]`` when it has one)."""
-    return EncoderSpec.parse(spec).display_name

@@ -36,14 +36,19 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from xprobe.encoders.detok import Detokenizer
 from xprobe.encoders.device import resolve_device
-from xprobe.encoders.encoder_spec import POOLINGS, EncoderSpec
+from xprobe.encoders.encoder_spec import (
+    POOLINGS,
+    EncoderSpec,
+    TransformerSpec,
+    is_transformer_spec,
+    parse_transformer_spec,
+)
 from xprobe.errors import XProbeError
 
 __all__ = [
@@ -56,33 +61,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class TransformerSpec:
-    """What a transformer encoder needs of its spec (model objects wrapped by
-    :func:`xprobe.encoders.pyobj.from_model` have no spec string); ``layers=None``: every layer.
-    An :class:`~xprobe.encoders.encoder_spec.EncoderSpec` has the same fields."""
-
-    kind: str
-    path: str
-    pooling: str = "mean"
-    layers: tuple[int, ...] | None = None
-    detok: str = "auto"
-    max_length: int | None = None
-
-
-def is_transformer_spec(spec: str) -> bool:
-    return spec.startswith(("hf:", "st:"))
-
-
-def parse_transformer_spec(spec: str) -> TransformerSpec:
-    """Deprecated: :meth:`EncoderSpec.parse`. ``hf:PATH[opts]`` / ``st:PATH[opts]`` ->
-    :class:`TransformerSpec` (clear error if wrong)."""
-    s = EncoderSpec.parse(spec)
-    if s.kind not in ("hf", "st"):
-        raise XProbeError(f"--encoder {spec}: expected hf:PATH[options] or st:PATH[options]")
-    return TransformerSpec(s.kind, s.path, s.pooling, s.layers, s.detok, s.max_length)
-
-
 def load_transformer(
     spec: str | EncoderSpec | TransformerSpec, device: str = "auto", batch_size: int = 64
 ) -> TransformerEncoder:
@@ -91,7 +69,7 @@ def load_transformer(
 
     ts = EncoderSpec.parse(spec) if isinstance(spec, str) else spec
     dev = resolve_device(device)
-    loaded = load_model(ts.kind, ts.path, dev)
+    loaded = load_model(ts.kind, ts.path, dev, getattr(ts, "revision", None))
     return TransformerEncoder(ts, loaded, dev, batch_size)
 
 

@@ -144,8 +144,23 @@ def load_model(kind: str, path: str, device: str, revision: str | None = None) -
             ) from None
         raise XProbeError(f"{kind}:{path}: cannot load the model: {first}") from None
     name = _display_name(Path(src)) if local else path
-    revision = local_revision(src) if local else str(getattr(model.config, "_commit_hash", None))
+    revision = local_revision(src) if local else _hub_commit(src, model, revision)
     return LoadedModel(kind, name, revision, model, tok, st)
+
+
+def _hub_commit(name: str, model: Any, revision: str | None) -> str:
+    """The commit a hub model was loaded at (its id names it: two versions never share cached
+    vectors): the config's, else the cached snapshot folder's name."""
+    commit = getattr(model.config, "_commit_hash", None)
+    if commit:
+        return str(commit)
+    try:
+        from huggingface_hub import snapshot_download
+
+        folder = snapshot_download(name, revision=revision, local_files_only=True)
+    except Exception:  # nothing cached to name it by: the version asked for
+        return str(revision)
+    return Path(folder).name
 
 
 def _from_pretrained(

@@ -43,8 +43,9 @@ from xprobe.probe.datasets import (
     load_probing_dir,
 )
 from xprobe.probe.design import warn_few_per_class
-from xprobe.probe.layerwise import cap_eval, encoder_layers, train_select_layers
+from xprobe.probe.layerwise import cap_eval, train_select_layers
 from xprobe.probe.not_applicable import na_records, split_na
+from xprobe.probe.probed import ProbedEncoder
 from xprobe.probe.provenance import manifest_tasks, partial_tasks
 from xprobe.probe.records import append_records, pack_correct, read_records, record_key
 from xprobe.probe.streaming import joint_history, joint_iterations, layer_blocks
@@ -148,15 +149,10 @@ def run_probe(
     na.update(unscorable)
     one_class = {ps.file: check_one_class(ps, opts.allow_one_class) for ps in sets}
     dataset = opts.dataset or dir_dataset(data_dir)
-    if isinstance(encoder, EncoderSpec):
-        name = opts.name or encoder.display_name
-    else:
-        name = opts.name or getattr(encoder, "id", "baseline")
     done = {record_key(r) for r in read_records(out)} if not opts.force else set()
-    ctx = _Context(encoder, name, dataset, opts, EmbeddingCache(opts.cache_dir, opts.cache_dtype))
-    ctx.vocab_sets = sets if needs_encoder else []
-    fields = encoder.record_fields() if isinstance(encoder, EncoderSpec) else {}  # read once
-    ctx.provenance = (fields, partial_tasks(data_dir))
+    probed = ProbedEncoder.prepare(encoder, opts, sets if needs_encoder else [])
+    ctx = _Context(probed, dataset, opts, EmbeddingCache(opts.cache_dir, opts.cache_dtype))
+    ctx.partial = partial_tasks(data_dir)
     ctx.one_class = {f: v for f, v in one_class.items() if v}
     todo = [
         _Unit(ps, c, s)
@@ -188,7 +184,7 @@ def _na_records(na: dict, ctx: Any, opts: ProbeOptions, data_dir: Any, out: Any)
     fields = {"encoder": ctx.name, "dataset": ctx.dataset, "grid": opts.grid,
               "max_train": opts.max_train,
               "language": opts.language or dir_language(data_dir)}  # fmt: skip
-    recs = na_records(na, opts.classifiers, BASELINES, fields, ctx.encoder_id)
+    recs = na_records(na, opts.classifiers, BASELINES, fields, ctx.probed.id)
     if append_records(out, recs, replace=opts.force):
         shown = (f"{v[0]} ({na_text(v[1], v[2] if len(v) > 2 else '')})" for v in na.values())
         log.info("n/a: %s", "; ".join(shown))
@@ -196,12 +192,10 @@ def _na_records(na: dict, ctx: Any, opts: ProbeOptions, data_dir: Any, out: Any)
 
 
 class _Context:
-    def __init__(self, encoder: Any, name: str, dataset: str, opts: ProbeOptions, cache) -> None:
-        self.spec = encoder
-        self.encoder = None if isinstance(encoder, EncoderSpec) else encoder
-        self.name, self.dataset, self.opts, self.cache = name, dataset, opts, cache
-        self.vocab_sets: list[ProbingSet] = []
-        self.provenance: tuple[dict[str, str], set[str]] = ({}, set())
+    def __init__(self, probed: ProbedEncoder, dataset: str, opts: ProbeOptions, cache) -> None:
+        self.probed, self.name = probed, probed.name  # the encoder side, prepared once
+        self.dataset, self.opts, self.cache = dataset, opts, cache
+        self.partial: set[str] = set()  # task files the manifest marks partial
         self._emb: dict[tuple[str, str], dict] = {}
         self._coverage: dict[str, dict[str, int] | None] = {}
         self.one_class: dict[str, dict[str, str]] = {}
@@ -211,29 +205,11 @@ class _Context:
         self._emb.clear()
 
     def encoder_id(self, layer: int | None = None) -> str:
-        if self.encoder is None:
-            self._load_encoder()
-        if layer is not None:
-            return str(self.encoder.layer_id(layer))  # type: ignore[union-attr]
-        return str(self.encoder.id)  # type: ignore[union-attr]
+        return self.probed.id(layer)
 
     def layers(self, ps: ProbingSet) -> tuple[int | None, ...]:
         """The layers probed (a layer-wise encoder's, for ``ps``'s language), else ``(None,)``."""
-        if self.encoder is None:
-            self._load_encoder()
-        return encoder_layers(self.encoder, ps.language)
-
-    def _load_encoder(self) -> None:
-        from xprobe.encoders.spec import parse_encoder
-        from xprobe.probe.classifiers import resolve_device
-
-        vocab = {
-            t for ps in self.vocab_sets for toks in ps.tokens.values() for s in toks for t in s
-        }
-        device = resolve_device(self.opts.device)
-        self.encoder = parse_encoder(
-            self.spec, vocab=vocab or None, device=device, lowercase=self.opts.lowercase
-        )
+        return self.probed.layers(ps.language)
 
     def base(
         self, ps: ProbingSet, classifier: str, seed: int, layer: int | None = None
@@ -255,8 +231,8 @@ class _Context:
             **({"training_protocol": self.opts.train.protocol} if trained else {}),
             "max_train": self.opts.max_train,
             "version": __version__,
-            **({} if baseline else self.provenance[0]),
-            **({"partial": True} if ps.file in self.provenance[1] else {}),
+            **({} if baseline else self.probed.fields),
+            **({"partial": True} if ps.file in self.partial else {}),
             **({"one_class": self.one_class[ps.file]} if ps.file in self.one_class else {}),
         }
         return rec if layer is None else {**rec, "layer": layer}
@@ -280,9 +256,7 @@ class _Context:
         if key not in self._emb:
             from xprobe.encoders.spec import NpyEmbeddings
 
-            if self.encoder is None:
-                self._load_encoder()
-            enc = self.encoder
+            enc = self.probed.encoder
             desc = f"encode {ps.language}/{ps.task}/{split}"
             layers = block or self.layers(ps)
             if isinstance(enc, NpyEmbeddings):
@@ -417,8 +391,9 @@ class _Context:
         fields: dict[str, Any] = {"overlap_removed": dict(u.ps.overlap_removed)}
         if u.classifier not in BASELINES:
             if u.ps.file not in self._coverage:
-                self._coverage[u.ps.file] = cov = vocab_coverage(self.encoder, u.ps)
-                warn_low_coverage(cov, self.name, u.ps, getattr(self.encoder, "vectors", None))
+                enc = self.probed.encoder
+                self._coverage[u.ps.file] = cov = vocab_coverage(enc, u.ps)
+                warn_low_coverage(cov, self.name, u.ps, getattr(enc, "vectors", None))
             if self._coverage[u.ps.file] is not None:
                 fields["vocab_coverage"] = self._coverage[u.ps.file]
         return fields

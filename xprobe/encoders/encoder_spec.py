@@ -104,6 +104,12 @@ class EncoderSpec:
         """The canonical spec string without its display name."""
         return str(replace(self, name=None))
 
+    @property
+    def target(self) -> tuple[str, str]:
+        """A ``python:`` spec's ``(module, function)`` (``("", path)`` when it names no module)."""
+        module, _, function = self.path.rpartition(":")
+        return module, function
+
     def record_fields(self) -> dict[str, str]:
         """Provenance fields of its records (``mapped_from``/``teacher`` of a mapped student)."""
         return self.provenance.record_fields()
@@ -357,7 +363,7 @@ def _default_name(s: EncoderSpec) -> str:
         )
         return f"random-{s.arch}-{Path(s.path).name.split('.')[0]}{seed}{extra}"
     if s.kind == "python":
-        return s.path.rpartition(":")[2]
+        return s.target[1]
     if s.kind in ("hf", "st"):
         pool = "" if s.kind == "st" or s.pooling == "mean" else f"-{s.pooling}"
         return f"{s.kind}-{s.provenance.model or model_name(s.path)}{pool}"

@@ -180,7 +180,7 @@ def parse_encoder(
 
 
 def _python(s: EncoderSpec) -> CallableEncoder:
-    module, _, func = s.path.rpartition(":")
+    module, func = s.target
     if not module or not func:
         raise XProbeError(f"--encoder {s.plain}: expected python:module:function")
     try:

@@ -41,7 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from xprobe.encoders.encoder_spec import STUDENT_META, EncoderSpec, read_teacher
+from xprobe.encoders.encoder_spec import STUDENT_META, EncoderSpec
+from xprobe.encoders.encoder_spec import read_teacher as teacher_of  # the one reader
 from xprobe.errors import XProbeError
 from xprobe.files import write_json
 
@@ -109,8 +110,6 @@ class TransformerStudent:
         transformers' loading bars show on a terminal only."""
         from xprobe.encoders.hfload import bars_on_terminal_only
 
-        if isinstance(spec, str):  # a Python caller's spec string: parsed once
-            spec = EncoderSpec.parse(spec)
         with bars_on_terminal_only():
             return cls._load(spec, lang, pooling, out_dim, projection, device, max_seq_length,
                              teacher)  # fmt: skip
@@ -376,12 +375,3 @@ def build_student(cfg, teacher, target_words: set[str], device: str):
         "sentence-transformers directory) or one of "
         f"{', '.join(ARCHITECTURES)}"
     )
-
-
-def teacher_of(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """``{"teacher": spec, "teacher_id": id, ...}`` of a distilled student directory, else None.
-
-    Accepts a directory or a spec naming one (``st:DIR``, ``hf:DIR``); read by
-    :func:`xprobe.encoders.encoder_spec.read_teacher` (an ``EncoderSpec``'s provenance).
-    """
-    return read_teacher(path)

@@ -42,6 +42,7 @@ from typing import IO, Any
 import numpy as np
 
 from xprobe import __version__
+from xprobe.encoders.encoder_spec import EncoderSpec
 from xprobe.errors import InputError, XProbeError
 from xprobe.files import atomic_write, np_rng, open_text, sha256_file
 
@@ -227,7 +228,7 @@ def load_stopper(
 class XNLIEval:
     """One evaluation: an encoder spec, a head directory, an XNLI file and its language."""
 
-    encoder: Any  # an EncoderSpec (parsed at the edge) or a spec string
+    encoder: EncoderSpec  # parsed at the edge (a Python caller's string: parsed once)
     head: str
     data: str
     lang: str
@@ -238,6 +239,10 @@ class XNLIEval:
     seed: int = 0
     device: str = "auto"
     cache_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.encoder, EncoderSpec):  # a Python caller's string: parsed once
+            self.encoder = EncoderSpec.parse(self.encoder)
 
 
 def bootstrap_interval(
@@ -259,7 +264,6 @@ def bootstrap_interval(
 
 def evaluate_xnli(cfg: XNLIEval) -> dict[str, Any]:
     """Accuracy, bootstrap interval and provenance of ``cfg.encoder`` + ``cfg.head`` on the file."""
-    from xprobe.encoders.encoder_spec import EncoderSpec
     from xprobe.encoders.neural import resolve_device
     from xprobe.nli.head import load_frozen_encoder, load_head, predict
     from xprobe.nli.vectors import cached_vectors, vector_cache_dir
@@ -268,7 +272,7 @@ def evaluate_xnli(cfg: XNLIEval) -> dict[str, Any]:
     clf, meta = load_head(cfg.head, device=device)
     prem, hyp, labels = read_xnli_tokens(cfg.data, cfg.language or cfg.lang, cfg.lang, cfg.limit)
     vocab = {t for s in prem + hyp for t in s}
-    spec = EncoderSpec.parse(cfg.encoder)  # parsed at the edge already (xprobe xnli)
+    spec = cfg.encoder
     encoder = load_frozen_encoder(spec, vocab, device, cfg.lang)
     if int(encoder.dim) != int(meta["dim"]):
         raise XProbeError(

@@ -1,10 +1,8 @@
-"""What a record says about where its encoder and data came from.
+"""What a record says about where its data came from.
 
-* :func:`encoder_fields`: for a checkpoint made by ``xprobe map``, the teacher it was mapped from
-  (``mapped_from``: the teacher's encoder id, as it appears in the teacher's own records;
-  ``teacher``: the teacher's folder name), as its :class:`~xprobe.encoders.encoder_spec.EncoderSpec`
-  read them from the checkpoint, so the report can pair a student with its teacher whatever
-  either folder is called;
+(Where its encoder came from, ``mapped_from``/``teacher`` of a student made by ``xprobe map``, is
+read once when its spec is parsed: :meth:`xprobe.encoders.encoder_spec.EncoderSpec.record_fields`.)
+
 * :func:`partial_tasks`: the task files that ``extract`` could fill only partly
   (``manifest.json``: ``tasks.<file>.partial``);
 * :func:`not_applicable_tasks`: the tasks that do not apply to the language, with the reason
@@ -12,8 +10,7 @@
 
 Example::
 
-    encoder_fields(EncoderSpec.parse("models/de-bilstm-max"))
-    # {"mapped_from": "bilstm-max:...", "teacher": "en-bilstm-max"}
+    partial_tasks("probing/de")   # {"ObjNum"}: filled only partly
 """
 
 from __future__ import annotations
@@ -23,20 +20,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["encoder_fields", "manifest_tasks", "not_applicable_tasks", "partial_tasks"]
-
-
-def encoder_fields(spec: Any) -> dict[str, str]:
-    """``mapped_from``/``teacher`` for a mapped checkpoint; empty otherwise (and for an encoder
-    object). Read once, when the spec was parsed (:attr:`EncoderSpec.provenance`: where
-    ``xprobe map`` writes them, ``teacher``/``teacher_id`` in ``config.json``'s ``extra`` or
-    ``xprobe_student.json`` of a transformer student, or where the trainer before it did,
-    ``extra.mapping.teacher_id``)."""
-    from xprobe.encoders.encoder_spec import EncoderSpec
-
-    if isinstance(spec, str):  # a caller outside the package
-        spec = EncoderSpec.parse(spec)
-    return spec.record_fields() if isinstance(spec, EncoderSpec) else {}
+__all__ = ["manifest_tasks", "not_applicable_tasks", "partial_tasks"]
 
 
 def partial_tasks(data_dir: str | os.PathLike[str]) -> set[str]:

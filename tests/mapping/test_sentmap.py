@@ -401,3 +401,16 @@ def test_recipe_out_names_the_teacher_architecture(toy):
     args = ["--recipe", recipe, "--vectors", str(toy / "xx.vec"), "--parallel-tsv", "p.tsv",
             "--xnli-dev", "x.tsv"]  # fmt: skip
     assert map_cmd.build_config(parser.parse_args(args)).out == "models/xx-bilstm-max"
+
+
+def test_recipe_out_with_arch_needs_a_checkpoint_teacher(toy, capsys):
+    """``{arch}`` names the output after the teacher's architecture, read once from its
+    checkpoint when its spec is parsed: a teacher without one is one line, nothing trained."""
+    recipe = _recipe(toy, f'teacher = "bov:{toy / "en.vec"}"\nout = "{toy}/xx-{{arch}}"\n')
+    args = ["-q", "map", "--recipe", recipe, "--vectors", str(toy / "xx.vec"), "--parallel-tsv",
+            str(toy / "par.tsv"), "--xnli-dev", str(toy / "xnli.tsv")]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    why = "not an xprobe encoder checkpoint (an out folder with {arch} is named after its"
+    assert err == [f"ERROR xprobe: --teacher bov:{toy / 'en.vec'}: {why} architecture)"]
+    assert not list(toy.glob("xx-*"))

@@ -73,6 +73,10 @@ def test_a_valid_study_plans_its_steps(folder: Path, capsys: pytest.CaptureFixtu
          "${NO_SUCH_VAR_X} is not set (used in [encoders.bov] spec)", "neither a study name"),
         (('lang = "de"', 'lang = "de"\noptions = {eppochs = 2}'), "step map-de-bilstm-max:",
          "unrecognized arguments: --eppochs 2"),
+        (('spec = "bov:${STUDY}/en.vec"', 'spec = "hf:${STUDY}/m[colour=red]"'),
+         "[encoders.bov] --encoder hf:", "unknown option 'colour'"),
+        (('teacher = "en-bilstm-max"', 'teacher = "st:m[layers=x]"'),
+         "[mappings.de-bilstm-max] --encoder st:m[layers=x]", "layers must be all, N, A-B"),
     ],
 )  # fmt: skip
 def test_each_mistake_is_one_line_naming_the_key(

@@ -265,12 +265,12 @@ def _specs(ctx: Any, name: str, e: dict, codes: dict[str, str]) -> dict[str, str
     for lang in specs:
         if lang not in ctx.data["languages"]:
             ctx.error(where, f"specs: {lang!r} is not declared in [languages]")
-    return {k: _abs_spec(ctx, v) for k, v in specs.items() if k in codes}
+    return {k: _abs_spec(ctx, where, v) for k, v in specs.items() if k in codes}
 
 
-def _abs_spec(ctx: Any, text: str) -> str:
+def _abs_spec(ctx: Any, where: str, text: str) -> str:
     """A bare relative directory in a spec is relative to the study file, like every path."""
-    spec = _spec(ctx, "[encoders]", text)
+    spec = _spec(ctx, where, text)
     if spec is None or spec.kind != "checkpoint" or os.path.isabs(spec.path):
         return text
     return str(replace(spec, path=str(Path(ctx.dir) / spec.path)))

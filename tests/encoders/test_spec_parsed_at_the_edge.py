@@ -21,6 +21,7 @@ ENTRIES = {
     ("encoders/transformer.py", "load_transformer"),
     ("probe/harness.py", "run_probe"),
     ("mapping/config.py", "__post_init__"),
+    ("mapping/student.py", "load"),
     ("mapping/xnli.py", "__post_init__"),
     ("nli/head.py", "__post_init__"),
 }

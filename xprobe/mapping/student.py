@@ -110,6 +110,8 @@ class TransformerStudent:
         transformers' loading bars show on a terminal only."""
         from xprobe.encoders.hfload import bars_on_terminal_only
 
+        if not isinstance(spec, EncoderSpec):  # a Python caller's string: parsed once
+            spec = EncoderSpec.parse(spec)
         with bars_on_terminal_only():
             return cls._load(spec, lang, pooling, out_dim, projection, device, max_seq_length,
                              teacher)  # fmt: skip

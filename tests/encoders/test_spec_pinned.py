@@ -39,6 +39,14 @@ EXPECTED = {
         "teacher": [""],
         "cache": ["bilstm-max-4ce71b61-36a4c5f75a97-2a197df02db9-3a0c8f4a518307e1"],
     },
+    "random-like": {  # pinned on main at c6d3d64: sizes read once, from the spec's provenance
+        "encoder": ["random-bilstm-max-de-s3-like-de-bilstm-max"],
+        "encoder_id": ["bilstm-max-4768437d-269808cc6da9-2a197df02db9"],
+        "layer": [-1],
+        "mapped_from": [""],
+        "teacher": [""],
+        "cache": ["bilstm-max-4768437d-269808cc6da9-2a197df02db9-a2eb1b2aa4cd86fc"],
+    },
     "checkpoint": {
         "encoder": ["de-bilstm-max"],
         "encoder_id": ["bilstm-max-56a9a8a6-7fdb59a39f40-novec"],
@@ -123,6 +131,7 @@ def test_records_and_cache_keys_are_the_pre_refactor_ones(tmp_path, tiny_bert, t
         "bov": f"bov:{tmp_path / 'de.vec'}",
         "pmeans": f"pmeans:{tmp_path / 'de.vec'}[name=pm-de]",
         "random": f"random:bilstm-max:{tmp_path / 'de.vec'}:3[hidden=8,layers=1]",
+        "random-like": f"random:bilstm-max:{tmp_path / 'de.vec'}:3[like={tmp_path / 'de-bilstm-max'}]",  # noqa: E501
         "checkpoint": str(tmp_path / "de-bilstm-max"),
         "checkpoint-named": f"{tmp_path / 'de-bilstm-max'}[name=de-student]",
         "hf": f"hf:{tiny_bert}[pooling=cls,layers=0,2,max_length=16]",

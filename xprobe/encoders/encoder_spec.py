@@ -320,8 +320,9 @@ def _layer_items(layers: Any) -> list[str]:
 def _with_provenance(spec: EncoderSpec) -> EncoderSpec:
     """``spec`` with what its files say (read once, here): a checkpoint's provenance (for a
     random control ``[like=DIR]``: DIR's), the display name of a mapped student's teacher."""
-    if spec.kind == "random" and "like" in dict(spec.sizes):  # the checkpoint it stands for
-        return replace(spec, provenance=read_provenance(str(dict(spec.sizes)["like"])))
+    if spec.kind == "random" and "like" in dict(spec.sizes):  # the sizes it copies, only:
+        like = read_provenance(str(dict(spec.sizes)["like"]))  # a control maps from nothing
+        return replace(spec, provenance=Provenance(arch=like.arch, sizes=like.sizes))
     if spec.kind not in ("checkpoint", "hf", "st"):
         return spec
     own = read_provenance(spec.path)

@@ -17,7 +17,8 @@ Encoder specs:
   DIR                         a checkpoint from train-nli / map
   hf:PATH[OPTS]               a transformers model (directory or hub name), probed layer by
                               layer: OPTS = pooling=mean|cls|first|last, layers=all|N|A-B|N,M,
-                              detok=auto|none|LANG, max_length=N (e.g. hf:xlm-r[cls,layers=0-6])
+                              detok=auto|none|LANG, max_length=N, revision=REV (a hub model's
+                              branch, tag or commit) (e.g. hf:xlm-r[cls,layers=0-6])
   st:PATH[OPTS]               a sentence-transformers model with its own pooling (layers=...)
   Any spec may end in [name=NAME] (or add name=NAME to its OPTS): the encoder's name in the
   records, as --name; e.g. bov:vectors/fi.vec[name=bov-fasttext].

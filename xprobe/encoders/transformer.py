@@ -6,7 +6,8 @@ Specs (``--encoder``)::
                                      every layer (0 = the embedding layer, L = the last)
     hf:PATH[pooling=cls,layers=0,6]  options in brackets, comma-separated: pooling=mean|cls|first|
                                      last (or just the name), layers=all|N|A-B|N,M,...,
-                                     detok=auto|none|LANG, max_length=N
+                                     detok=auto|none|LANG, max_length=N,
+                                     revision=REV (a hub model's branch, tag or commit)
     st:PATH[layers=...]              a sentence-transformers model with its own pooling and
                                      normalisation (its last layer equals its ``encode``)
 

@@ -62,9 +62,11 @@ def default_cache_dir() -> Path:
 
 def _file_sha256(p: Path) -> str:
     h = hashlib.sha256()
-    with open(p, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 22), b""):
-            h.update(chunk)
+    buf = bytearray(1 << 20)  # one buffer, reused: a 50 GB entry is hashed in 1 MB of memory
+    view = memoryview(buf)
+    with open(p, "rb", buffering=0) as f:
+        while n := f.readinto(buf):
+            h.update(view[:n])
     return h.hexdigest()
 
 
@@ -189,7 +191,7 @@ class EmbeddingCache:
         ones encoded in one pass straight into the cache (:mod:`xprobe.probe.cache_stream`:
         never every layer in memory) and read back."""
         raw = self._layers(encoder, sentences, layers, desc, mmap)
-        return {k: np.asarray(v, dtype=np.float32) for k, v in raw.items()}
+        return {k: v if v.dtype == np.float32 else v.astype(np.float32) for k, v in raw.items()}
 
     def _layers(self, encoder: Any, sentences: Sequence[Sequence[str]], layers: Sequence[int],
                 desc: str, mmap: bool) -> dict[int, np.ndarray]:  # fmt: skip

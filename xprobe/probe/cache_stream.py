@@ -74,11 +74,19 @@ class _Part:
             rows, d = int(meta["rows"]), int(meta["d"])
             same = (meta["n"], meta["dtype"], meta["call_rows"]) == (
                 self.n, self.dtype.name, CALL_ROWS)  # fmt: skip
+            with open(self.part, "rb") as f:
+                version = np.lib.format.read_magic(f)
+                read = np.lib.format.read_array_header_1_0
+                if version != (1, 0):
+                    read = np.lib.format.read_array_header_2_0
+                shape, fortran, dtype = read(f)
+                offset = f.tell()
             size = self.part.stat().st_size
         except (OSError, ValueError, KeyError, TypeError):
             return 0
-        offset = size - self.n * d * self.dtype.itemsize
-        if not same or not 0 < rows <= self.n or offset <= 0:
+        whole = offset + self.n * d * self.dtype.itemsize == size
+        header = shape == (self.n, d) and not fortran and dtype == self.dtype
+        if not (same and whole and header and 0 < rows <= self.n):
             return 0
         self.d, self.offset = d, offset
         self.fd = os.open(self.part, os.O_RDWR)

@@ -353,10 +353,10 @@ class _Context:
             results.update(self._fit_layers(u.classifier, x, y, u.seed, len(ps.labels),
                                             joint=len(layers) > 1, history=history))  # fmt: skip
             for layer in block:
-                xl = [p[layer] for p in x]
-                extras[layer] = self._extras(u, idx, xl, y, len(ps.labels))
+                extras[layer] = self._extras(u, idx, [p[layer] for p in x], y, len(ps.labels))
             if len(blocks) > 1:
-                self.forget()  # this block's features let go before the next is read
+                del x  # this block's features let go before the next is read
+                self.forget()
         return (joint_iterations(results) if len(blocks) > 1 else results), extras
 
     def _plan(self, ps: ProbingSet, layers: tuple) -> tuple[list[tuple], list[int]]:

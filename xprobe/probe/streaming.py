@@ -106,15 +106,19 @@ def plan_blocks(
     total = sum(layer_bytes)
     budget = budget if budget is not None else available_memory() // 2
     if total <= budget:
-        log.debug("%s: %d layers at once (%.2f GB of features, memory budget %.2f GB)",
-                  what, len(layers), total / GB, budget / GB)  # fmt: skip
+        log.debug("%s: %d layers at once (%s of features, memory budget %s)",
+                  what, len(layers), _size(total), _size(budget))  # fmt: skip
         return layer_blocks(layers, None)
     fit = max(1, int(budget // max(max(layer_bytes), 1)))
-    log.info("%s: the features of %d layers (%.2f GB) exceed the memory budget (%.2f GB): "
-             "streamed %d layer(s) at a time from the memory-mapped cache (--layer-block, "
-             "--memory-budget to choose)", what, len(layers), total / GB, budget / GB,
+    log.info("%s: the features of %d layers (%s) exceed the memory budget (%s): streamed %d "
+             "layer(s) at a time from the memory-mapped cache (--layer-block, --memory-budget "
+             "to choose)", what, len(layers), _size(total), _size(budget),
              min(fit, len(layers)))  # fmt: skip
     return layer_blocks(layers, fit)
+
+
+def _size(n: int) -> str:
+    return f"{n / GB:.2f} GB" if n >= GB else f"{n / (1 << 20):.2f} MB"
 
 
 def parse_size(text: str) -> int:

@@ -68,19 +68,19 @@ class SyntheticLayers:
         idx = np.array([int(s[0][1:]) for s in sentences])
         layers = list(layers if layers is not None else self.layers)
         out = [] if sink else [np.empty((len(idx), self.dim), np.float32) for _ in layers]
-        mixes = [(np.random.default_rng([7, x]).normal(size=(LATENT, self.dim)) / 16).astype(
-            np.float32) for x in layers]  # fmt: skip
-        for a in range(0, len(idx), 4096):
-            z = latent(idx[a : a + 4096])
-            for j, layer in enumerate(layers):
+        z = latent(idx)
+        for j, layer in enumerate(layers):
+            mix = np.random.default_rng([7, layer]).normal(size=(LATENT, self.dim)) / 16
+            mix = mix.astype(np.float32)
+            for a in range(0, len(idx), 4096):
                 x = np.random.default_rng([11, layer, int(idx[a])]).standard_normal(
-                    (len(z), self.dim), dtype=np.float32)  # fmt: skip
+                    (len(z[a : a + 4096]), self.dim), dtype=np.float32)  # fmt: skip
                 x *= 2.0 - layer / len(self.layers)
-                x += z @ mixes[j]
+                x += z[a : a + 4096] @ mix
                 if sink is not None:
-                    sink(j, np.arange(a, a + len(z)), x)
+                    sink(j, np.arange(a, a + len(x)), x)
                 else:
-                    out[j][a : a + len(z)] = x
+                    out[j][a : a + len(x)] = x
         return out
 
 
@@ -107,10 +107,15 @@ def write_task(root: Path, sizes: tuple[int, int, int]) -> Path:
     return d
 
 
+def _status(key: str) -> int:
+    """A ``/proc/self/status`` figure (``VmSize``, ``VmPeak``...) in bytes."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(x.split()[1]) * 1024 for x in f if x.startswith(key + ":"))
+
+
 def limit_memory(extra: int) -> int:
     """Cap this process's address space at what it maps now plus ``extra`` bytes."""
-    with open("/proc/self/status", encoding="ascii") as f:
-        size = next(int(x.split()[1]) * 1024 for x in f if x.startswith("VmSize:"))
+    size = _status("VmSize")
     resource.setrlimit(resource.RLIMIT_AS, (size + extra, size + extra))
     return size + extra
 
@@ -151,6 +156,7 @@ def side(args) -> dict:
         row["failed"] = f"MemoryError {e}"[:200]
     seconds = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    row["address_space_peak"] = _status("VmPeak")
     return {**row, "seconds": round(seconds, 1), "peak_rss_bytes": peak,
             "peak_growth_bytes": peak - before, "address_space_limit": limit}  # fmt: skip
 
@@ -167,16 +173,16 @@ def run_side(args, which: str) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def solver_state(n_layers_block: int, dim: int, n_layers: int, points: int = 5) -> int:
+def solver_state(n_layers_block: int, dim: int, n_layers: int, rows: int, points: int = 5) -> int:
     """Bytes of the binomial ``lr`` solver's state for a block: L-BFGS pairs (history as the
     joint solve of every layer keeps), about six float64 vectors of the block's parameters
-    (weights, gradient, direction, trial point...) and an 8,192-row float32 chunk of one layer
-    with its standardised copy (evaluation)."""
+    (weights, gradient, direction, trial point...) and a chunk of at most 8,192 of the ``rows``
+    of one layer, float32, with its standardised copy (evaluation)."""
     from xprobe.probe.streaming import joint_history
 
     params = n_layers_block * (dim + 1) * points
     pairs = 2 * joint_history([dim] * n_layers, points, 2) * params * 8
-    return pairs + 6 * params * 8 + 2 * 8192 * dim * 4
+    return pairs + 6 * params * 8 + 2 * min(8192, rows) * dim * 4
 
 
 def main() -> None:
@@ -211,7 +217,7 @@ def main() -> None:
         rows.append(run_side(args, "all"))
     layer_bytes = n * args.dim * 4
     block = args.block if not args.budget else max(1, min(args.layers, args.budget // layer_bytes))
-    state = solver_state(block, args.dim, args.layers)
+    state = solver_state(block, args.dim, args.layers, args.sizes[0])
     for r in rows[1:]:
         if "peak_growth_bytes" in r:
             r["growth_over_block_features"] = round(

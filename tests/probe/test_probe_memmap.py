@@ -17,6 +17,7 @@ import pytest
 from tests.probe.test_probe_layers import make_probing_dir, opts
 from xprobe.probe import cache_stream, harness
 from xprobe.probe.cache import EmbeddingCache, sentences_hash
+from xprobe.probe.classifiers import TrainConfig
 from xprobe.probe.harness import run_probe
 
 
@@ -148,12 +149,14 @@ def test_part_file_of_another_size_is_started_again(tmp_path: Path, monkeypatch)
 
 
 def _probing_dir(root: Path, n_train: int, n_eval: int) -> Path:
-    """A SentEval-format Tense file of distinct sentences (label: the verb's tense)."""
+    """A SentEval-format Tense file of distinct sentences (label: the verb's tense, but for a
+    fifth of them: no probe is perfect, none needs its L2 to stop)."""
     lines, i = [], 0
     for split, n in (("tr", n_train), ("va", n_eval), ("te", n_eval)):
         for _ in range(n):
-            past = zlib.crc32(str(i).encode()) % 2
-            verb, label = ("walked", "PAST") if past else ("walks", "PRES")
+            h = zlib.crc32(str(i).encode())
+            verb = ("walks", "walked")[h % 2]
+            label = ("PRES", "PAST")[(h % 2) ^ (h % 5 == 0)]  # a fifth mislabelled
             lines.append(f"{split}\t{label}\tw{i} {verb} {('home', 'away')[i % 2]} .")
             i += 1
     d = root / "en"
@@ -198,11 +201,12 @@ def test_layers_past_the_budget_are_streamed_with_the_same_records(tmp_path: Pat
 
 
 def test_streamed_fit_holds_one_block(tmp_path: Path) -> None:
-    """Six layers of 3,000 x 256 in a memory-mapped cache, probed two at a time: no more than
-    a block of layers is ever alive, and numpy never allocates a layer's features (the
-    all-at-once path reads every layer into memory: the measure can fail)."""
+    """Four layers of 3,000 x 256 in a memory-mapped cache, probed one at a time: no more
+    than a block of layers is ever alive, not even while the blocks are planned, and numpy
+    never allocates a layer's features (the all-at-once path reads every layer into memory:
+    the measure can fail). Ten L-BFGS iterations (what is measured is the reading)."""
     _probing_dir(tmp_path, n_train=2000, n_eval=500)
-    enc = FakeLayers(6, 256)
+    enc = FakeLayers(4, 256)
     one_layer = 3000 * 256 * 4
     live: set[int] = set()
     most = [0]
@@ -220,8 +224,12 @@ def test_streamed_fit_holds_one_block(tmp_path: Path) -> None:
     peaks = {}
     try:
         records = {}
-        for name, kw in (("all", {}), ("streamed", {"memory_budget": int(2.5 * one_layer)})):
-            _probe(tmp_path, enc, f"warm-{name}", **kw)  # fills the cache
+        # every layer at once first: it fills the cache (and the fake's word vectors)
+        short = {"train": TrainConfig(max_iter=10)}
+        for name, kw in (
+            ("all", short),
+            ("streamed", {**short, "memory_budget": int(1.5 * one_layer)}),
+        ):
             most[0] = 0
             tracemalloc.start()
             records[name], widths = _probe(tmp_path, enc, name, **kw)
@@ -230,12 +238,12 @@ def test_streamed_fit_holds_one_block(tmp_path: Path) -> None:
             peaks[name + "-live"] = most[0]
     finally:
         EmbeddingCache._open = real  # type: ignore[method-assign]
-    assert widths == [2, 2, 2]
+    assert widths == [1, 1, 1, 1]
     assert records["streamed"] == records["all"]
-    assert peaks["streamed-live"] <= 2 * 3  # a block of two layers, three splits each
-    assert peaks["all-live"] == 6 * 3
+    assert peaks["streamed-live"] <= 3  # a block of one layer, three splits
+    assert peaks["all-live"] == 4 * 3
     assert peaks["streamed"] < one_layer, peaks  # features memory-mapped, never copied
-    assert peaks["all"] >= 6 * one_layer, peaks
+    assert peaks["all"] >= 4 * one_layer, peaks
 
 
 def test_memory_budget_must_be_a_size(tmp_path: Path, capsys) -> None:

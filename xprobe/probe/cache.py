@@ -194,15 +194,17 @@ class EmbeddingCache:
         return {k: v if v.dtype == np.float32 else v.astype(np.float32) for k, v in raw.items()}
 
     def _layers(self, encoder: Any, sentences: Sequence[Sequence[str]], layers: Sequence[int],
-                desc: str, mmap: bool) -> dict[int, np.ndarray]:  # fmt: skip
-        """:meth:`get_or_encode_layers` in the stored dtype."""
+                desc: str, mmap: bool, take: Any = None) -> dict[int, Any]:  # fmt: skip
+        """:meth:`get_or_encode_layers` in the stored dtype; ``take``: what is kept of each
+        layer's array as soon as it is opened (default: the array)."""
+        take = take or (lambda a: a)
         key = sentences_hash(sentences)
         n = len(sentences)
         out: dict[int, np.ndarray] = {}
         for layer in layers:
             arr = self._open(encoder.layer_id(layer), key, n, mmap)
             if arr is not None:
-                out[layer] = arr
+                out[layer] = take(arr)
         self.hits += len(out)
         missing = [x for x in layers if x not in out]
         if not missing:
@@ -222,7 +224,7 @@ class EmbeddingCache:
             if arr is None:
                 raise XProbeError(f"{self.path(encoder.layer_id(layer), key)}: the cache entry "
                                   "just written cannot be read back")  # fmt: skip
-            out[layer] = arr
+            out[layer] = take(arr)
         return {x: out[x] for x in layers}
 
     def layer_shapes(
@@ -231,9 +233,8 @@ class EmbeddingCache:
     ) -> dict[int, tuple[int, int]]:  # fmt: skip
         """Per layer, the shape of the embeddings of ``sentences``; every layer is in the cache
         afterwards (the missing ones encoded as :meth:`get_or_encode_layers` does); no layer's
-        values are read into memory (memory-mapped, dropped)."""
-        return {k: tuple(v.shape) for k, v in
-                self._layers(encoder, sentences, layers, desc, mmap=True).items()}  # fmt: skip
+        values are read, and one layer at a time is mapped (for its shape) and let go."""
+        return self._layers(encoder, sentences, layers, desc, True, lambda a: tuple(a.shape))
 
 
 def _stamp(p: Path) -> tuple[int, ...] | None:

@@ -15,6 +15,12 @@ its stored dtype; a read verifies the checksum (one pass over the file, about 1 
 entry corrupted in place - same size, other bytes - is never used: it is reported with a warning
 and encoded again. An entry without its checksum (killed between the two writes, or written by
 an older xprobe) is encoded again too. Both files are written atomically (temp file + rename).
+A checksum is verified once per cache object (again if the entry or its ``.json`` changed).
+
+A layer-wise encoder's missing layers are encoded straight into their entries on disk, never
+every layer in memory, and a killed encoding resumes (:mod:`xprobe.probe.cache_stream`);
+``mmap=True`` returns a float32 entry memory-mapped (read from disk as it is used, never
+copied), which is how a streamed block of layers is read (:mod:`xprobe.probe.streaming`).
 
 ``dtype="float16"`` halves the disk use; arrays are returned as float32 either way. Whether it
 changes reported figures is measured in docs/benchmarks/transformers.md ("Embedding cache in

@@ -188,10 +188,15 @@ def test_layers_past_the_budget_are_streamed_with_the_same_records(tmp_path: Pat
     make_probing_dir(tmp_path, n_train=120, n_eval=40)
     enc = FakeLayers(6, 32)
     layer_bytes = (120 + 40 + 40) * 32 * 4
-    at_once, w_all = _probe(tmp_path, enc, "all")  # default budget: half the free memory
+    short = TrainConfig(max_iter=30)  # what is compared is the blocks' records, not convergence
+    at_once, w_all = _probe(
+        tmp_path, enc, "all", train=short
+    )  # default budget: half the free memory
     assert w_all == [6]
     with caplog.at_level(logging.INFO):
-        streamed, w_str = _probe(tmp_path, enc, "auto", memory_budget=int(2.5 * layer_bytes))
+        streamed, w_str = _probe(
+            tmp_path, enc, "auto", train=short, memory_budget=int(2.5 * layer_bytes)
+        )
     assert "streamed 2 layer(s) at a time" in caplog.text
     assert w_str == [2, 2, 2]
     assert streamed == at_once  # byte for byte: the same lines
@@ -255,3 +260,28 @@ def test_memory_budget_must_be_a_size(tmp_path: Path, capsys) -> None:
     assert e.value.code == 2
     assert "expected a positive size such as 8G or 512M, got 'lots'" in capsys.readouterr().err
     assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_a_second_writer_waits_and_reads_what_the_first_wrote(tmp_path: Path) -> None:
+    """Two processes wanting the same entries (parallel steps sharing the cache): the second
+    waits for the first's lock, then reads its entries instead of encoding them again."""
+    import threading
+
+    sents = _sentences(40)
+    first, second = FakeLayers(2, 8), FakeLayers(2, 8)
+    key = sentences_hash(sents)
+    paths = [EmbeddingCache(tmp_path).path(first.layer_id(x), key) for x in (0, 1)]
+    got: dict = {}
+    with cache_stream.locked(paths):  # the first writer, still at work
+        t = threading.Thread(target=lambda: got.update(
+            EmbeddingCache(tmp_path).get_or_encode_layers(second, sents, (0, 1))))  # fmt: skip
+        t.start()
+        t.join(timeout=1.0)
+        assert t.is_alive()  # waiting for the lock
+        want = first.encode_layers(sents, sink=None)
+        for x in (0, 1):
+            EmbeddingCache(tmp_path).store(first.layer_id(x), key, want[x])
+    t.join(timeout=30)
+    assert second.calls == 0  # nothing encoded twice
+    for x in (0, 1):
+        np.testing.assert_array_equal(got[x], want[x])

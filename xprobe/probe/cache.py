@@ -215,16 +215,21 @@ class EmbeddingCache:
         missing = [x for x in layers if x not in out]
         if not missing:
             return {x: out[x] for x in layers}
-        self.misses += len(missing)
-        if n:
-            from xprobe.probe.cache_stream import encode_to_cache
+        from xprobe.probe.cache_stream import encode_to_cache, locked
 
-            encode_to_cache(self, encoder, sentences, missing, key, desc)
-        else:  # nothing to write by position
-            arrays = encoder.encode_layers(sentences, layers=missing, desc=desc)
-            for layer, arr in zip(missing, arrays, strict=True):
-                _check_shape(arr, n, encoder.layer_id(layer))
-                self.store(encoder.layer_id(layer), key, arr)
+        paths = {x: self.path(encoder.layer_id(x), key) for x in missing}
+        seen = {x: _stamp(p) for x, p in paths.items()}
+        with locked(list(paths.values())):
+            # one written by another process while this one waited is read, not encoded
+            todo = [x for x in missing if _stamp(paths[x]) in (None, seen[x])]
+            self.misses += len(todo)
+            if todo and n:
+                encode_to_cache(self, encoder, sentences, todo, key, desc)
+            elif todo:  # nothing to write by position
+                arrays = encoder.encode_layers(sentences, layers=todo, desc=desc)
+                for layer, arr in zip(todo, arrays, strict=True):
+                    _check_shape(arr, n, encoder.layer_id(layer))
+                    self.store(encoder.layer_id(layer), key, arr)
         for layer in missing:
             arr = self._open(encoder.layer_id(layer), key, n, mmap)
             if arr is None:

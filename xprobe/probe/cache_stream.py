@@ -9,12 +9,18 @@ filled by position (``os.pwrite``): nothing of a layer is kept in memory. An enc
 (memory: one batch of every layer); any other is called a chunk of rows at a time (memory: one
 chunk of every layer).
 
-Atomic and resumable: the entry is written as ``<entry>.npy.part``, with ``<entry>.npy.part.json``
-saying how many rows are done after each chunk; only a complete file is checksummed and renamed
-to its place (:meth:`EmbeddingCache.finish`). A run killed midway leaves the part files; the
-next run with the same sentences, layers and cache dtype goes on from the last chunk all of
-its layers finished (the chunks are fixed, so the rows rewritten get the same values). A part
-file that does not match (other size, dtype, or no progress file) is started again.
+One writer at a time: the entries of a call are locked (``<entry>.npy.lock``, ``flock``,
+released when the process ends, however it ends); a second process that wants them waits, and
+then reads what the first wrote instead of encoding again (parallel steps of a study share the
+cache).
+
+Atomic and resumable: the entry is written as ``<entry>.npy.part``, with a progress file
+``<entry>.npy.part.json`` saying how many rows are done after each chunk; only a complete file
+is checksummed and renamed to its place (:meth:`EmbeddingCache.finish`). A run killed midway
+leaves the part files; the next run with the same sentences, layers and cache dtype goes on
+from the last chunk all of its layers finished (the chunks are fixed, so the rows rewritten get
+the same values). A part file that does not match (other size, dtype, or no progress file) is
+started again.
 
 The sentences of one call are batched by the encoder (the transformer sorts them by length), so
 ``CALL_ROWS`` fixes the batches, and so the float rounding of the features: it is a constant,
@@ -28,11 +34,12 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +48,7 @@ import numpy as np
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
 
-__all__ = ["CALL_ROWS", "encode_to_cache", "takes_sink"]
+__all__ = ["CALL_ROWS", "encode_to_cache", "locked", "takes_sink"]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +61,28 @@ def takes_sink(encoder: Any) -> bool:
         return "sink" in inspect.signature(encoder.encode_layers).parameters
     except (TypeError, ValueError):
         return False
+
+
+@contextlib.contextmanager
+def locked(entries: Sequence[Path]) -> Iterator[None]:
+    """Hold an exclusive lock on each of ``entries`` (taken in sorted order, so two callers
+    never wait on each other); waits while another process holds one."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): one writer is the user's business
+        yield
+        return
+    fds = []
+    try:
+        for p in sorted(set(entries)):
+            p.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(p.with_name(p.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o666)
+            fds.append(fd)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        for fd in fds:
+            os.close(fd)  # releases its lock
 
 
 class _Part:

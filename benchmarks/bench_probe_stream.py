@@ -8,22 +8,28 @@ features (a 256-d latent ``z_i`` shared by every layer, mixed into 4096-d with a
 plus noise that shrinks with depth) and the label is a noisy linear function of ``z_i``: the
 layers are different problems with different accuracies.
 
-Each side runs in its own process (peak RSS from ``resource.getrusage``): ``streamed`` probes
-the layers ``--block`` at a time from the cache, ``all`` every layer at once (today's path; only
-where it fits in memory). The report gives time, peak RSS, one block's features (train +
-validation + test) and the ratio of the peak's growth during the probe (beyond the libraries)
-to them; ``--compare`` runs both sides and checks the records are
-equal.
+Each step runs in its own process (peak RSS from ``resource.getrusage``): ``encode`` writes
+every layer of every split into the cache (one encoder pass a split; each batch goes straight
+to the layers' files on disk, :mod:`xprobe.probe.cache_stream`), ``streamed`` probes the layers
+``--block`` at a time (or as ``--budget`` chooses) read memory-mapped from the cache, ``all``
+every layer at once (the in-memory path; only where it fits). ``--limit SIZE`` runs the sides
+under an address-space limit (``RLIMIT_AS``) of SIZE beyond what the process had mapped after
+its imports: the memory bound enforced, not only measured (a side that runs out of it is
+reported as failed with its error). The report gives time, peak RSS, its growth during the
+step (beyond the libraries), one block's features (train + validation + test), the ``lr``
+solver's state (L-BFGS pairs, weights and gradients in float64, and the 8,192-row standardised
+chunk its evaluation makes: :func:`solver_state`) and the ratio of the growth to one block's
+features plus that state; ``--compare`` runs both sides and checks the records are equal.
 
-At the default size (40k/5k/5k sentences) the features of every layer are 50k x 33 x 4096 x 4
-bytes = 27 GB: more than this machine's 23 GB of memory, and a fifth of X-Probe's full size
-(120k sentences, 65 GB); one layer's features are 0.8 GB. The cache (27 GB) is written under
-``--work`` first (an encode pass, one block at a time). ``--quick``: 33 layers of 128-d, 400/100/
-100 sentences, both sides compared.
+The issue's size (a 33-layer 4096-d model at X-Probe's 120k sentences: 65 GB) takes hours on a
+2-core machine. ``--sizes 40000 5000 5000`` gives 27 GB of features at once, more than a 24 GB
+machine holds (one layer: 0.8 GB; the cache, 27 GB, is written under ``--work``). ``--quick``:
+33 layers of 128-d, 400/100/100 sentences, both sides compared.
 
 Example::
 
     python benchmarks/bench_probe_stream.py --quick --json stream-quick.json
+    python benchmarks/bench_probe_stream.py --sizes 4000 500 500 --compare --limit 1G
     python benchmarks/bench_probe_stream.py --work /big/disk/stream --block 1 --json stream.json
 """
 
@@ -56,19 +62,25 @@ class SyntheticLayers:
     def layer_id(self, layer: int) -> str:
         return f"{self.id}:layer={layer}"
 
-    def encode_layers(self, sentences, layers=None, desc: str = "") -> list[np.ndarray]:
+    def encode_layers(self, sentences, layers=None, desc: str = "", sink=None) -> list:
+        """Every layer of ``sentences`` (4,096 rows at a time); each piece handed to ``sink``
+        when given (then nothing is kept), as the transformer does."""
         idx = np.array([int(s[0][1:]) for s in sentences])
+        layers = list(layers if layers is not None else self.layers)
+        out = [] if sink else [np.empty((len(idx), self.dim), np.float32) for _ in layers]
         z = latent(idx)
-        out = []
-        for layer in layers if layers is not None else self.layers:
-            mix = np.random.default_rng([7, layer]).normal(size=(LATENT, self.dim))
-            x = np.empty((len(idx), self.dim), dtype=np.float32)
+        for j, layer in enumerate(layers):
+            mix = np.random.default_rng([7, layer]).normal(size=(LATENT, self.dim)) / 16
+            mix = mix.astype(np.float32)
             for a in range(0, len(idx), 4096):
-                noise = np.random.default_rng([11, layer, a]).standard_normal(
-                    (min(4096, len(idx) - a), self.dim), dtype=np.float32)  # fmt: skip
-                x[a : a + 4096] = z[a : a + 4096] @ (mix / 16).astype(np.float32)
-                x[a : a + 4096] += (2.0 - layer / len(self.layers)) * noise
-            out.append(x)
+                x = np.random.default_rng([11, layer, int(idx[a])]).standard_normal(
+                    (len(z[a : a + 4096]), self.dim), dtype=np.float32)  # fmt: skip
+                x *= 2.0 - layer / len(self.layers)
+                x += z[a : a + 4096] @ mix
+                if sink is not None:
+                    sink(j, np.arange(a, a + len(x)), x)
+                else:
+                    out[j][a : a + len(x)] = x
         return out
 
 
@@ -95,11 +107,26 @@ def write_task(root: Path, sizes: tuple[int, int, int]) -> Path:
     return d
 
 
+def _status(key: str) -> int:
+    """A ``/proc/self/status`` figure (``VmSize``, ``VmPeak``...) in bytes."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(x.split()[1]) * 1024 for x in f if x.startswith(key + ":"))
+
+
+def limit_memory(extra: int) -> int:
+    """Cap this process's address space at what it maps now plus ``extra`` bytes."""
+    size = _status("VmSize")
+    resource.setrlimit(resource.RLIMIT_AS, (size + extra, size + extra))
+    return size + extra
+
+
 def side(args) -> dict:
-    """One side in this process: run the probe, report time and peak RSS."""
+    """One step in this process (``encode``, ``streamed`` or ``all``): time and peak RSS."""
     import torch
 
+    from xprobe.probe.cache import EmbeddingCache
     from xprobe.probe.classifiers import TrainConfig
+    from xprobe.probe.datasets import load_probing_dir
     from xprobe.probe.harness import ProbeOptions, run_probe
 
     torch.set_num_threads(args.threads)
@@ -107,57 +134,73 @@ def side(args) -> dict:
     enc = SyntheticLayers(args.layers, args.dim)
     out = work / f"records-{args.side}.jsonl"
     out.unlink(missing_ok=True)
+    streamed = args.side == "streamed"
     opts = ProbeOptions(classifiers=("lr",), cache_dir=work / "cache", device="cpu",
                         language="en", train=TrainConfig(), force=True,
-                        layer_block=args.block if args.side == "streamed" else None)  # fmt: skip
+                        layer_block=args.block if streamed and not args.budget else None,
+                        memory_budget=args.budget if streamed else 1 << 60)  # fmt: skip
+    (ps,) = load_probing_dir(work / "data" / "en", "auto", None, "en")
+    limit = limit_memory(args.limit) if args.limit and args.side != "encode" else None
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # libraries loaded
     t = time.perf_counter()
-    run_probe(enc, work / "data" / "en", out, opts)
+    row = {"side": args.side}
+    try:
+        if args.side == "encode":
+            cache = EmbeddingCache(work / "cache")
+            for split in ("tr", "va", "te"):
+                cache.layer_shapes(enc, ps.tokens[split], enc.layers)
+        else:
+            run_probe(enc, work / "data" / "en", out, opts)
+            row["records_sha256"] = hashlib.sha256(out.read_bytes()).hexdigest()
+    except MemoryError as e:  # under --limit: the side does not fit
+        row["failed"] = f"MemoryError {e}"[:200]
     seconds = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    return {"side": args.side, "seconds": round(seconds, 1), "peak_rss_bytes": peak,
-            "peak_growth_bytes": peak - before,
-            "records_sha256": hashlib.sha256(out.read_bytes()).hexdigest()}  # fmt: skip
+    row["address_space_peak"] = _status("VmPeak")
+    return {**row, "seconds": round(seconds, 1), "peak_rss_bytes": peak,
+            "peak_growth_bytes": peak - before, "address_space_limit": limit}  # fmt: skip
 
 
 def run_side(args, which: str) -> dict:
     cmd = [sys.executable, __file__, "--side", which, "--work", args.work, "--layers",
            str(args.layers), "--dim", str(args.dim), "--block", str(args.block),
            "--threads", str(args.threads)]  # fmt: skip
-    res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    cmd += ["--limit", str(args.limit)] if args.limit else []
+    cmd += ["--budget", str(args.budget)] if args.budget else []
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode:
+        return {"side": which, "failed": res.stderr.strip().splitlines()[-1][:300]}
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def warm_cache(args) -> float:
-    """Encode every layer of every split into the cache, a block at a time (not timed as
-    probing): a streamed run whose classifier is ``mlp`` over an empty grid would do the same,
-    here the cache is filled directly."""
-    from xprobe.probe.cache import EmbeddingCache
-    from xprobe.probe.datasets import load_probing_dir
+def solver_state(n_layers_block: int, dim: int, n_layers: int, rows: int, points: int = 5) -> int:
+    """Bytes of the binomial ``lr`` solver's state for a block: L-BFGS pairs (history as the
+    joint solve of every layer keeps), about six float64 vectors of the block's parameters
+    (weights, gradient, direction, trial point...) and a chunk of at most 8,192 of the ``rows``
+    of one layer, float32, with its standardised copy (evaluation)."""
+    from xprobe.probe.streaming import joint_history
 
-    t = time.perf_counter()
-    enc = SyntheticLayers(args.layers, args.dim)
-    cache = EmbeddingCache(Path(args.work) / "cache")
-    (ps,) = load_probing_dir(Path(args.work) / "data" / "en", "auto", None, "en")
-    for split in ("tr", "va", "te"):
-        for a in range(0, args.layers, args.block):
-            block = list(range(a, min(a + args.block, args.layers)))
-            cache.get_or_encode_layers(enc, ps.tokens[split], block)
-    return time.perf_counter() - t
+    params = n_layers_block * (dim + 1) * points
+    pairs = 2 * joint_history([dim] * n_layers, points, 2) * params * 8
+    return pairs + 6 * params * 8 + 2 * min(8192, rows) * dim * 4
 
 
 def main() -> None:
+    from xprobe.probe.streaming import parse_size
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs=3, default=(40000, 5000, 5000),
                     metavar=("TRAIN", "DEV", "TEST"))  # fmt: skip
     ap.add_argument("--layers", type=int, default=33)
     ap.add_argument("--dim", type=int, default=4096)
     ap.add_argument("--block", type=int, default=1, help="layers in memory at once")
+    ap.add_argument("--budget", type=parse_size, help="instead of --block: --memory-budget")
+    ap.add_argument("--limit", type=parse_size, help="address-space limit beyond the imports")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--work", help="folder for the task, the cache and the records")
     ap.add_argument("--compare", action="store_true", help="also run every layer at once")
     ap.add_argument("--quick", action="store_true", help="33 x 128-d, 400/100/100, compared")
-    ap.add_argument("--side", choices=("streamed", "all"), help=argparse.SUPPRESS)
+    ap.add_argument("--side", choices=("encode", "streamed", "all"), help=argparse.SUPPRESS)
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
     if args.side:
@@ -169,26 +212,34 @@ def main() -> None:
     args.work = args.work or tmp.name  # type: ignore[union-attr]
     n = sum(args.sizes)
     write_task(Path(args.work), tuple(args.sizes))
-    fill = warm_cache(args)
-    block_bytes = n * args.dim * 4 * args.block
-    rows = [run_side(args, "streamed")]
+    rows = [run_side(args, "encode"), run_side(args, "streamed")]
     if args.compare:
         rows.append(run_side(args, "all"))
-    for r in rows:
-        r["growth_over_block_features"] = round(r["peak_growth_bytes"] / block_bytes, 2)
-    fig = {"sizes": args.sizes, "layers": args.layers, "dim": args.dim, "block": args.block,
-           "all_layers_features_bytes": n * args.dim * 4 * args.layers,
-           "block_features_bytes": block_bytes, "cache_fill_seconds": round(fill, 1),
-           "load": os.getloadavg()[0], "rows": rows}  # fmt: skip
+    layer_bytes = n * args.dim * 4
+    block = args.block if not args.budget else max(1, min(args.layers, args.budget // layer_bytes))
+    state = solver_state(block, args.dim, args.layers, args.sizes[0])
+    for r in rows[1:]:
+        if "peak_growth_bytes" in r:
+            r["growth_over_block_features"] = round(
+                r["peak_growth_bytes"] / (block * layer_bytes), 2
+            )
+            r["growth_over_block_and_solver"] = round(
+                r["peak_growth_bytes"] / (block * layer_bytes + state), 2
+            )
+    fig = {"sizes": args.sizes, "layers": args.layers, "dim": args.dim, "block": block,
+           "all_layers_features_bytes": layer_bytes * args.layers,
+           "block_features_bytes": block * layer_bytes, "solver_state_bytes": state,
+           "limit": args.limit, "load": os.getloadavg()[0], "rows": rows}  # fmt: skip
     if args.compare:
-        fig["records_equal"] = rows[0]["records_sha256"] == rows[1]["records_sha256"]
+        shas = [r.get("records_sha256") for r in rows[1:]]
+        fig["records_equal"] = shas[0] is not None and shas[0] == shas[1]
     print(json.dumps(fig, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(fig, indent=1) + "\n", encoding="utf-8")
     if tmp is not None:
         tmp.cleanup()
-    if args.compare and not fig["records_equal"]:
-        sys.exit("records differ between the streamed and the all-at-once path")
+    if "failed" in rows[1] or "failed" in rows[0]:
+        sys.exit("the streamed side failed")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ import argparse
 import logging
 from collections import defaultdict
 
-from xprobe.commands.argtypes import positive
+from xprobe.commands.argtypes import positive, size
 
 HELP = "probe an encoder on probing sets (MLP/LR with dev selection, baselines); append records"
 
@@ -132,7 +132,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=positive,
         metavar="N",
         help="probe a layer-wise encoder's layers N at a time, read from the embedding cache "
-        "(memory: one block's features; the same records as all at once)",
+        "(memory: one block's features; the same records as all at once); default: all at "
+        "once when every layer's features fit --memory-budget, else as many as fit",
+    )
+    p.add_argument(
+        "--memory-budget",
+        type=size,
+        metavar="SIZE",
+        help="memory the features of a task's layers may take at once (e.g. 8G; default: half "
+        "of the memory available); more layers than fit are streamed in blocks",
     )
     p.add_argument(
         "--threads",
@@ -271,6 +279,7 @@ def run(args: argparse.Namespace) -> int:
         lowercase=args.lowercase,
         cache_dtype=args.cache_dtype,
         layer_block=args.layer_block,
+        memory_budget=args.memory_budget,
         control=args.control,
         allow_one_class=args.allow_one_class,
         train=TrainConfig(

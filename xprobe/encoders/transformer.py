@@ -36,7 +36,7 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -177,11 +177,15 @@ class TransformerEncoder:
         sentences: Sequence[Sequence[str]],
         layers: Sequence[int] | None = None,
         desc: str | None = None,
+        sink: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
     ) -> list[np.ndarray]:
         """One ``(n, dim)`` float32 array per requested layer, one forward pass per batch.
 
         Sentences are sorted by length (characters, as sentence-transformers does) and batched
         by ``batch_size``; rows come back in input order. ``desc`` shows a progress bar.
+        ``sink``: each batch's rows are handed over as computed, ``sink(j, rows, array)`` for
+        the ``j``-th requested layer and the positions ``rows`` of the batch's sentences, and
+        nothing is kept (an empty list is returned): the embedding cache writes them to disk.
         """
         from tqdm import tqdm
 
@@ -196,8 +200,14 @@ class TransformerEncoder:
         ):
             idx = order[start : start + bs]
             for j, arr in enumerate(self._forward([texts[i] for i in idx], layers)):
-                chunks[j].append(arr)
+                self._dims[layers[j]] = arr.shape[1]
+                if sink is not None:
+                    sink(j, np.asarray(idx, dtype=np.int64), arr)
+                else:
+                    chunks[j].append(arr)
         self.calls += 1
+        if sink is not None:
+            return []
         out = []
         inverse = np.argsort(np.asarray(order, dtype=np.int64)) if order else None
         for j, layer in enumerate(layers):

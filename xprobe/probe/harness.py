@@ -33,7 +33,7 @@ from xprobe.languages import na_text
 from xprobe.probe.baselines import BASELINES, run_baseline
 from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.checks import check_finite, check_npy, check_one_class, check_sets
-from xprobe.probe.classifiers import TrainConfig, train_select
+from xprobe.probe.classifiers import TrainConfig, grid_points, train_select
 from xprobe.probe.coverage import vocab_coverage, warn_low_coverage
 from xprobe.probe.datasets import (
     ProbingSet,
@@ -48,7 +48,7 @@ from xprobe.probe.not_applicable import na_records, split_na
 from xprobe.probe.probed import ProbedEncoder
 from xprobe.probe.provenance import manifest_tasks, partial_tasks
 from xprobe.probe.records import append_records, pack_correct, read_records, record_key
-from xprobe.probe.streaming import joint_history, joint_iterations, layer_blocks
+from xprobe.probe.streaming import joint_history, joint_iterations, plan_blocks
 
 __all__ = [
     "AUTO_SEEDS",
@@ -101,6 +101,7 @@ class ProbeOptions:
     lowercase: bool = False
     cache_dtype: str = "float32"
     layer_block: int | None = None  # layers in memory at once (xprobe.probe.streaming)
+    memory_budget: int | None = None  # bytes of features at once when layer_block is None
     control: bool = False  # also probe the control task (xprobe.probe.controls)
     allow_one_class: bool = False  # probe a one-class test/validation split (flagged)
 
@@ -264,7 +265,10 @@ class _Context:
                 self._emb[key] = {None: enc.for_rows(ps.file, ps.rows[split])}
             elif layers != (None,):
                 toks = ps.tokens[split]
-                self._emb[key] = self.cache.get_or_encode_layers(enc, toks, layers, desc)  # type: ignore[arg-type]
+                # a block of a streamed model: memory-mapped, read from disk as it is used
+                self._emb[key] = self.cache.get_or_encode_layers(
+                    enc, toks, layers, desc, mmap=block is not None
+                )
             else:
                 self._emb[key] = {
                     None: self.cache.get_or_encode(
@@ -310,9 +314,10 @@ class _Context:
         """Per layer, (dev, test, hyperparameters, test correctness) and the extra fields of
         its test record; the layers ``--layer-block`` at a time (xprobe.probe.streaming)."""
         layers = self.unit_layers(ps, u.classifier)
-        blocks = layer_blocks(layers, self.opts.layer_block)
+        blocks, widths = self._plan(ps, layers)
         lr = u.classifier == "lr" and len(blocks) > 1
-        history = self._joint_history(ps, blocks) if lr else None
+        history = joint_history(widths, len(grid_points("lr", self.opts.grid)),
+                                len(ps.labels)) if lr else None  # fmt: skip
         results: dict = {}
         extras: dict = {}
         for block in blocks:
@@ -322,24 +327,29 @@ class _Context:
             results.update(self._fit_layers(u.classifier, x, y, u.seed, len(ps.labels),
                                             joint=len(layers) > 1, history=history))  # fmt: skip
             for layer in block:
-                xl = [p[layer] for p in x]
-                extras[layer] = self._extras(u, idx, xl, y, len(ps.labels))
+                extras[layer] = self._extras(u, idx, [p[layer] for p in x], y, len(ps.labels))
             if len(blocks) > 1:
-                self.forget()  # this block's features let go before the next is read
+                del x  # this block's features let go before the next is read
+                self.forget()
         return (joint_iterations(results) if len(blocks) > 1 else results), extras
 
-    def _joint_history(self, ps: ProbingSet, blocks: list[tuple]) -> int | None:
-        """The L-BFGS pairs of the all-at-once ``lr`` solve, from every layer's width; every
-        layer of every split is in the cache afterwards (missing ones encoded a block at a
-        time)."""
-        from xprobe.probe.classifiers import grid_points
-
-        widths = []
-        for block in blocks:
-            x = [self.embeddings(ps, s, block) for s in ("tr", "va", "te")]
-            widths += [int(x[0][layer].shape[1]) for layer in block]
-            self.forget()
-        return joint_history(widths, len(grid_points("lr", self.opts.grid)), len(ps.labels))
+    def _plan(self, ps: ProbingSet, layers: tuple) -> tuple[list[tuple], list[int]]:
+        """The blocks of layers probed together (``--layer-block``, else chosen from the
+        features' size and ``--memory-budget``: xprobe.probe.streaming.plan_blocks) and every
+        layer's width; every layer of every split is in the cache afterwards (encoded straight
+        to disk, never every layer in memory)."""
+        block = self.opts.layer_block
+        if len(layers) == 1 or (block is not None and block >= len(layers)):
+            return [layers], []
+        shapes = [
+            self.cache.layer_shapes(self.encoder, ps.tokens[s], layers,
+                                    f"encode {ps.language}/{ps.task}/{s}")
+            for s in ("tr", "va", "te")
+        ]  # fmt: skip
+        sizes = [sum(4 * sh[k][0] * sh[k][1] for sh in shapes) for k in layers]
+        blocks = plan_blocks(layers, sizes, block, self.opts.memory_budget,
+                             f"{self.name} {ps.language}/{ps.task}")  # fmt: skip
+        return blocks, [shapes[0][k][1] for k in layers]
 
     def _extras(self, u: _Unit, idx, x: list[np.ndarray], y, n_classes: int) -> dict[str, Any]:
         """The MDL code (mdl-* classifiers) and control-task fields (--control) of one layer."""

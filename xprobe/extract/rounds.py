@@ -49,11 +49,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xprobe.corpus.pipeline import CorpusConfig, run_corpus
+from xprobe.corpus.pipeline import CorpusConfig, covers, run_corpus
 from xprobe.corpus.shards import MANIFEST as CORPUS_MANIFEST
 from xprobe.corpus.shards import shard_name
 from xprobe.errors import XProbeError
 from xprobe.extract.pipeline import ExtractConfig, Extraction, run_extraction
+from xprobe.extract.tagfilter import round_counts, select_for
 from xprobe.files import write_json
 
 __all__ = ["ROUNDS_FILE", "Rounds", "build_language", "next_target"]
@@ -75,6 +76,9 @@ class Rounds:
     margin: float = 1.1
     max_growth: float = 8.0
     limit: int | None = None
+    # after the first round, tag every sentence and parse only those whose tags can still make
+    # a candidate for a task left short (xprobe.extract.tagfilter); False: parse every sentence
+    tag_filter: bool = True
 
 
 def _whole_shards(n: int, shard: int) -> int:
@@ -95,8 +99,10 @@ def next_target(target: int, parsed: int, manifest: dict[str, Any], rounds: Roun
 
 
 def _digest(corpus: CorpusConfig, extract: ExtractConfig, rounds: Rounds) -> str:
-    c = dataclasses.asdict(dataclasses.replace(corpus, max_sentences=None, progress=False))
-    c.pop("workers"), c.pop("scheduler")
+    c = dataclasses.asdict(
+        dataclasses.replace(corpus, max_sentences=None, progress=False, select=None)
+    )
+    c.pop("workers"), c.pop("scheduler"), c.pop("select")
     c["inputs"] = [str(p) for p in corpus.inputs]
     e = dataclasses.asdict(dataclasses.replace(extract, inputs=[], progress=None))
     e["tasks"] = [t if isinstance(t, str) else t.file for t in extract.tasks or []]
@@ -115,16 +121,20 @@ def _load_state(parsed_dir: Path, digest: str) -> list[dict[str, Any]]:
     return list(data.get("rounds", []))
 
 
-def _shards_held(parsed_dir: Path, shard_size: int, target: int) -> list[str] | None:
+def _shards_held(corpus: CorpusConfig, target: int) -> list[str] | None:
     """The first ``target / shard_size`` shards when the folder already holds more full
-    shards than that (so the input goes on beyond them), else None."""
+    shards than that (so the input goes on beyond them), each parsed for what this round
+    needs (:func:`xprobe.corpus.pipeline.covers`), else None."""
+    parsed_dir, shard_size = corpus.out, corpus.shard_size
     try:
         data = json.loads((parsed_dir / CORPUS_MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    full = {r["index"] for r in data.get("shards", []) if r.get("sentences") == shard_size}
+    records = {r["index"]: r for r in data.get("shards", []) if r.get("sentences") == shard_size}
     k = target // shard_size
-    if not all(i in full for i in range(k + 1)):
+    if not all(i in records for i in range(k + 1)):
+        return None
+    if not all(covers(records[i], corpus) for i in range(k)):
         return None
     paths = [parsed_dir / shard_name(i) for i in range(k)]
     return [str(p) for p in paths] if all(p.is_file() for p in paths) else None
@@ -133,12 +143,23 @@ def _shards_held(parsed_dir: Path, shard_size: int, target: int) -> list[str] | 
 def _parse(corpus: CorpusConfig, target: int) -> tuple[list[str], bool]:
     """The shard paths of the first ``target`` kept sentences, and whether the input ended."""
     whole = target % corpus.shard_size == 0  # (a limit may cut the last shard)
-    held = _shards_held(corpus.out, corpus.shard_size, target) if whole else None
+    held = _shards_held(corpus, target) if whole else None
     if held is not None:
         return held, False
-    man = run_corpus(dataclasses.replace(corpus, max_sentences=target))
-    paths = [str(corpus.out / shard_name(i)) for i in range(len(_recorded(corpus.out)))]
-    return paths, bool(man.get("exhausted"))
+    # a folder may hold more than the target (another round's shards, some of them filtered for
+    # other tasks): reparse what does not serve this round up to what it holds, never shrink it
+    held_count = _held_count(corpus.out)
+    man = run_corpus(dataclasses.replace(corpus, max_sentences=max(target, held_count)))
+    n = math.ceil(min(target, man["counts"]["kept"]) / corpus.shard_size)
+    paths = [str(corpus.out / shard_name(i)) for i in range(n)]
+    return paths, bool(man.get("exhausted")) and man["counts"]["kept"] <= target
+
+
+def _held_count(parsed_dir: Path) -> int:
+    try:
+        return sum(r["sentences"] for r in _recorded(parsed_dir))
+    except (OSError, ValueError, KeyError):
+        return 0
 
 
 def _recorded(parsed_dir: Path) -> list[dict[str, Any]]:
@@ -166,7 +187,8 @@ def build_language(
     else:
         target = done[-1]["next"] if done else rounds.first
     while True:
-        ex, record = _one_round(corpus, extract, rounds, target)
+        select = _select(extract, rounds, done)
+        ex, record = _one_round(dataclasses.replace(corpus, select=select), extract, rounds, target)
         done.append(record)
         if record["next"] is None:
             break
@@ -180,6 +202,14 @@ def build_language(
     manifest = ex.write()
     _save_state(corpus.out, digest, done)
     return manifest
+
+
+def _select(extract: ExtractConfig, rounds: Rounds, done: list[dict[str, Any]]) -> Any:
+    """This round's tag filter: none in the first round (or with ``tag_filter`` off), else the
+    filters of the tasks the last round left short (None when one of them has none)."""
+    if not rounds.tag_filter or not done:
+        return None
+    return select_for(extract, done[-1]["partial"])
 
 
 def _one_round(
@@ -208,6 +238,7 @@ def _one_round(
         "parse_seconds": round(t1 - t0, 2),
         "extract_seconds": round(time.perf_counter() - t1, 2),
         "next": more,
+        **round_counts(corpus, paths, ex.manifest),
     }
     return ex, record
 

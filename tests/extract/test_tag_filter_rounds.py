@@ -144,3 +144,28 @@ def test_rounds_with_and_without_the_filter_write_the_same_files(
     coord = on[-1]["tasks"]["CoordInv"]
     assert coord["passed"] == last_on["parsed"] - 100 and coord["kept"] > 0
     assert coord["kept"] == off[-1]["tasks"]["CoordInv"]["kept"]
+
+
+def test_the_selection_travels_to_workers_and_knows_its_tasks(tmp_path: Path) -> None:
+    """Pickled (spawned processes, Dask), the selection answers the same; a short task that
+    needs no tree is left out, one from outside the registry means parsing everything."""
+    import pickle
+
+    from xprobe.ud import parse_conllu
+
+    conllu = "".join(
+        f"{i}\t{w}\t_\t{u}\t_\t{f}\t{0 if i == 1 else 1}\t{'root' if i == 1 else 'dep'}\t_\t_\n"
+        for i, (w, u, f) in enumerate(
+            [("Cats", "NOUN", "Number=Plur"), ("sleep", "VERB", "Tense=Pres|VerbForm=Fin"),
+             ("and", "CCONJ", "_"), ("dogs", "NOUN", "Number=Plur"),
+             ("bark", "VERB", "Tense=Pres|VerbForm=Fin"), (".", "PUNCT", "_")], 1)
+    )  # fmt: skip
+    s = next(parse_conllu(conllu + "\n"))
+    sel = select_for(ex(tmp_path, TASKS, (1, 1, 1), []), ["CoordInv", "SubjNum", "SentLen"])
+    assert sel is not None and sel.tasks == ("coordination_inversion", "subj_number")
+    assert sel(s) == pickle.loads(pickle.dumps(sel))(s) == sel.tasks
+    no_cc = next(parse_conllu(conllu.replace("CCONJ", "ADV") + "\n"))
+    assert sel(no_cc) == ("subj_number",)
+    only_free = select_for(ex(tmp_path, TASKS, (1, 1, 1), []), ["SentLen", "BShift"])
+    assert only_free is not None and only_free.tasks == () and only_free(s) == ()
+    assert select_for(ex(tmp_path, TASKS, (1, 1, 1), []), ["Other"]) is None

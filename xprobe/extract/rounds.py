@@ -10,15 +10,21 @@ scarcest partial task (its lines per parsed sentence, times ``margin``; see
 Then the probing folder is written once, with a ``rounds`` entry in its manifest (every round:
 sentences parsed, tasks still partial, seconds).
 
-Every round parses whole shards, so a shard's content never depends on the round it was parsed
-in, and a later round (or a rerun) reuses every shard already parsed.
+Every round parses whole shards, and a later round (or a rerun) reuses every shard already
+parsed that serves it. With ``Rounds.tag_filter`` (the default), every round after the first
+tags its shards first and parses only the sentences whose tags can make a candidate of a task
+the round before left short (:mod:`xprobe.extract.tagfilter`, :mod:`xprobe.corpus.tagonly`);
+such a shard records the tasks it was parsed for, serves a round whose short tasks are among
+them, and is parsed again for one that needs more. Each round's record adds ``filter``,
+``sentences`` (read, tagged, parsed) and per task ``passed`` and ``kept``
+(:func:`xprobe.extract.tagfilter.round_counts`).
 
 What is deterministic:
 
 * the probing files are those of ``xprobe extract`` over the first K parsed shards, where K is
-  what the last round asked for; with the input exhausted, that is a single full pass
-  (``xprobe corpus`` on the whole input, then ``xprobe extract``) over the same parsed sentences,
-  byte for byte;
+  what the last round asked for; with the input exhausted and the tag filter off (or every task
+  that needs a tree short in every round), that is a single full pass (``xprobe corpus`` on the
+  whole input, then ``xprobe extract``) over the same parsed sentences, byte for byte;
 * K depends only on the inputs and settings (corpus, extract, ``first``, ``growth``,
   ``margin``, ``limit``), not on interruptions: the rounds done are recorded in
   ``PARSED/rounds.json`` under a digest of those settings, and a rerun continues from the last
@@ -194,8 +200,9 @@ def build_language(
             break
         _save_state(corpus.out, digest, done)
         log.info(
-            "round %d: %d sentences parsed, partial: %s; next round parses up to %d",
-            len(done), record["parsed"], ", ".join(record["partial"]), record["next"],
+            "round %d: %d sentences read, %d with a tree, partial: %s; next round reads up to %d"
+            "%s", len(done), record["parsed"], record["sentences"]["parsed"],
+            ", ".join(record["partial"]), record["next"], _filter_note(extract, rounds, done),
         )  # fmt: skip
         target = record["next"]
     ex.manifest["rounds"] = {"settings": dataclasses.asdict(rounds), "done": done}
@@ -210,6 +217,13 @@ def _select(extract: ExtractConfig, rounds: Rounds, done: list[dict[str, Any]]) 
     if not rounds.tag_filter or not done:
         return None
     return select_for(extract, done[-1]["partial"])
+
+
+def _filter_note(extract: ExtractConfig, rounds: Rounds, done: list[dict[str, Any]]) -> str:
+    select = _select(extract, rounds, done)
+    if select is None:
+        return ""
+    return f", tagging first, parsing for {', '.join(select.tasks) or 'no task'}"
 
 
 def _one_round(

@@ -169,3 +169,21 @@ def test_the_selection_travels_to_workers_and_knows_its_tasks(tmp_path: Path) ->
     only_free = select_for(ex(tmp_path, TASKS, (1, 1, 1), []), ["SentLen", "BShift"])
     assert only_free is not None and only_free.tasks == () and only_free(s) == ()
     assert select_for(ex(tmp_path, TASKS, (1, 1, 1), []), ["Other"]) is None
+
+
+def test_multiword_tokens_survive_tagging_first() -> None:
+    """German ``zum`` -> ``zu dem``: the range line stays, the words are tagged, and parsing the
+    tagged sentence gives what parsing it at once gives."""
+    from xprobe.corpus.udpipe import Parser
+    from xprobe.ud import parse_conllu
+
+    parser = Parser(shared_path("models", "de-gsd-small.udpipe"))
+    sents = [s.split() for s in ("Wir gehen zum Bahnhof und er bleibt im Haus .",
+                                 "Die Kinder spielen vom Morgen bis zum Abend .")]  # fmt: skip
+    whole, _ = parser.parse(sents, 1)
+    got = tag_then_parse(parser, sents, 1, lambda s: ("a",), ["a"])
+    assert got.conllu.replace(f"{PARSED_FOR}a\n", "") == whole
+    none = tag_then_parse(parser, sents, 1, lambda s: (), ["a"])
+    tagged = list(parse_conllu(none.conllu))
+    assert [s.tokens for s in tagged] == [s.tokens for s in parse_conllu(whole)]
+    assert tagged[0].tokens[2] == "zum" and [w.form for w in tagged[0].words[2:4]] == ["zu", "dem"]

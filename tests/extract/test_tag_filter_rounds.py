@@ -169,6 +169,8 @@ def test_the_selection_travels_to_workers_and_knows_its_tasks(tmp_path: Path) ->
     only_free = select_for(ex(tmp_path, TASKS, (1, 1, 1), []), ["SentLen", "BShift"])
     assert only_free is not None and only_free.tasks == () and only_free(s) == ()
     assert select_for(ex(tmp_path, TASKS, (1, 1, 1), []), ["Other"]) is None
+    # TreeDepth's filter passes every sentence of the window: parse them all, without tagging
+    assert select_for(ex(tmp_path, TASKS, (1, 1, 1), []), ["CoordInv", "TreeDepth"]) is None
 
 
 def test_multiword_tokens_survive_tagging_first() -> None:

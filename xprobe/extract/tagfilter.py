@@ -14,7 +14,6 @@ Example::
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,13 @@ from xprobe.languages import LanguageProfile, load_profile
 from xprobe.tasks import TASKS, Context, CorpusStats, TaskSpec, resolve_params
 from xprobe.ud import Sentence
 
-__all__ = ["TagSelect", "round_counts", "select_for"]
+__all__ = ["PASSES_ALL", "TagSelect", "round_counts", "select_for"]
+
+# Tasks whose filter passes every sentence of the corpus window in practice (TreeDepth: 100 % of
+# the 5-28-token sentences of all 23 gold treebanks; its length bins move with the corpus under
+# ``length = "auto"``): with one of them short, a round parses everything directly, since tagging
+# first would only add the tagging (measured: docs/benchmarks/extract.md, run A).
+PASSES_ALL = frozenset({"tree_depth"})
 
 
 @dataclass(frozen=True)
@@ -63,8 +68,7 @@ def select_for(config: Any, short: list[str]) -> TagSelect | None:
     extraction ``config`` (:class:`xprobe.extract.pipeline.ExtractConfig`: its profile and
     ``--param`` overrides); None when every sentence must be parsed. Tasks that need no tree
     are left out (a tagged sentence serves them): with only those short, nothing is parsed.
-    TreeDepth's length bins are left out: a profile's ``length = "auto"`` moves them with the
-    corpus, and a filter must not depend on what later rounds read."""
+    With a task of :data:`PASSES_ALL` short, every sentence is parsed, without tagging first."""
     profile = load_profile(config.lang)
     by_name = {s.name: s for s in TASKS.values()}
     specs: list[TaskSpec] = []
@@ -73,7 +77,7 @@ def select_for(config: Any, short: list[str]) -> TagSelect | None:
         if spec is None:  # a task from outside the registry: no filter known
             return None
         if spec.needs_tree:
-            if spec.tag_filter is None:
+            if spec.tag_filter is None or spec.file in PASSES_ALL:
                 return None
             specs.append(spec)
     params = {}
@@ -82,10 +86,7 @@ def select_for(config: Any, short: list[str]) -> TagSelect | None:
         for key, values in config.params.items():
             if key.lower() in (spec.name.lower(), spec.file.lower()):
                 overrides.update(values)
-        p = resolve_params(spec, profile, overrides)
-        if spec.file == "tree_depth":
-            p = dataclasses.replace(p, length_bins=(1,))
-        params[spec.file] = p
+        params[spec.file] = resolve_params(spec, profile, overrides)
     return TagSelect(profile, tuple(sorted(params.items())))
 
 

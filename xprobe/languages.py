@@ -103,6 +103,9 @@ class LanguageProfile:
     aux_rels: tuple[str, ...] = ("aux", "cop")  # where Tense is read when the root has none
     finite_feature: str = "VerbForm=Fin"  # marks a finite aux/cop
     cc_rel: str = "cc"
+    # CoordInv: the UPOS a `cc` word may carry (its tag filter, docs/tasks.md: a sentence with
+    # no such word is never parsed for CoordInv, and is no candidate in any run)
+    cc_upos: tuple[str, ...] = ("CCONJ",)
     conj_rel: str = "conj"
     # CoordInv: a conjunct is a clause when it has one of these dependents or one of these UPOS
     clause_rels: tuple[str, ...] = ("nsubj", "csubj", "cop")

@@ -145,6 +145,16 @@ def test_cli_from_text(dump: Path, tiny_model: Path, tmp_path: Path, capsys) -> 
     assert main(argv) == 0
     man = json.loads((out / "manifest.json").read_text())
     assert [r["asked"] for r in man["rounds"]["done"]] == [10, 40]
+    # the tag filter is on: after the first round, BShift (no tree) needs nothing parsed
+    done = man["rounds"]["done"]
+    assert man["rounds"]["settings"]["tag_filter"] is True and done[1]["filter"] == []
+    assert done[1]["sentences"] == {"read": 40, "tagged": 30, "parsed": 10}
+    off = tmp_path / "off"
+    swap = {str(out): str(off), str(parsed): str(off / "p")}
+    assert main([swap.get(a, a) for a in argv] + ["--no-tag-filter"]) == 0
+    man_off = json.loads((off / "manifest.json").read_text())
+    assert man_off["rounds"]["done"][1]["sentences"] == {"read": 40, "tagged": 0, "parsed": 40}
+    assert files(off) == files(out)
     capsys.readouterr()
     both = ["extract", str(dump), "--lang", "en", "--out", str(out), "--from-text", str(dump)]
     assert main([*both, "--parsed", str(parsed)]) == 2

@@ -174,3 +174,13 @@ def test_rounds_false_keeps_corpus_then_extract(tmp_path: Path) -> None:
     names = [s.name for s in study.steps]
     assert {"corpus-en", "extract-en", "corpus-de", "extract-de"} <= set(names)
     assert len(names) == 19
+
+
+def test_tag_filter_is_on_by_default_and_can_be_switched_off(tmp_path: Path) -> None:
+    def argv(overrides: dict) -> list[str]:
+        study = load_study(STUDIES_DIR / "sample.toml", tmp_path, "tiny", overrides)
+        return next(s for s in study.steps if s.name == "extract-en").action[1][0]
+
+    assert "--no-tag-filter" not in argv({})
+    off = argv({"study": {"tag_filter": False}})
+    assert "--no-tag-filter" in off and off.index("--no-tag-filter") < off.index("--from-text")

@@ -189,6 +189,12 @@ def _add_round_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--max-sentences", type=int, metavar="N", help="parse at most N sentences (default: all)"
     )
+    group.add_argument(
+        "--no-tag-filter",
+        action="store_true",
+        help="parse every sentence of every round (default: after the first round, tag first and "
+        "parse only the sentences whose tags can make a candidate of a task still short)",
+    )
 
 
 def _add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -383,5 +389,7 @@ def _build_from_text(args: argparse.Namespace, config: object) -> dict:
         filters=FilterConfig(min_tokens=window[0], max_tokens=window[1]),
         progress=bool(args.progress),
     )
-    rounds = Rounds(first=args.first_round, limit=args.max_sentences)
+    rounds = Rounds(
+        first=args.first_round, limit=args.max_sentences, tag_filter=not args.no_tag_filter
+    )
     return build_language(corpus, config, rounds)  # type: ignore[arg-type]

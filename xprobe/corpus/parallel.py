@@ -43,6 +43,8 @@ class ParseJob:
     sentences: Sequence[Sequence[str]]
     model_path: str
     mode: str
+    # tag first and parse only what this passes (xprobe.corpus.tagonly); None: parse all
+    select: Any = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ class ParseResult:
     sentences: int
     words: int
     seconds: float
+    # with ``select``: parsed_for (task files), tagged, parsed, passed (per task)
+    detail: dict[str, Any] | None = None
 
 
 def parse_job(job: ParseJob) -> ParseResult:
@@ -59,7 +63,17 @@ def parse_job(job: ParseJob) -> ParseResult:
     from xprobe.corpus.udpipe import get_parser
 
     t0 = time.perf_counter()
-    conllu, words = get_parser(job.model_path, job.mode).parse(job.sentences, job.first_id)
+    parser = get_parser(job.model_path, job.mode)
+    if job.select is not None:
+        from xprobe.corpus.tagonly import tag_then_parse
+
+        tasks = list(job.select.tasks)
+        got = tag_then_parse(parser, job.sentences, job.first_id, job.select, tasks)
+        detail = {"parsed_for": tasks, "tagged": got.tagged, "parsed": got.parsed}
+        detail["passed"] = got.passed
+        seconds = time.perf_counter() - t0
+        return ParseResult(job.index, got.conllu, len(job.sentences), got.words, seconds, detail)
+    conllu, words = parser.parse(job.sentences, job.first_id)
     return ParseResult(job.index, conllu, len(job.sentences), words, time.perf_counter() - t0)
 
 

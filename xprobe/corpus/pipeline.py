@@ -35,7 +35,7 @@ from xprobe.errors import XProbeError
 from xprobe.files import sha256_file
 from xprobe.languages import LanguageProfile, load_profile
 
-__all__ = ["TOKENIZATIONS", "CorpusConfig", "resolve_model", "run_corpus"]
+__all__ = ["TOKENIZATIONS", "CorpusConfig", "covers", "resolve_model", "run_corpus"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,10 @@ class CorpusConfig:
     tokenization: str = "moses+fix/presegmented"
     punkt_train_chars: int = 2_000_000
     progress: bool = True
+    # tag first, parse only what this passes (xprobe.corpus.tagonly; its ``tasks`` are recorded
+    # per shard); None: parse every sentence. Not a setting: a shard is parsed again when it was
+    # filtered for tasks that do not cover this one's
+    select: Any = None
 
 
 def resolve_model(profile: LanguageProfile, model: Path | None) -> Path:
@@ -253,6 +257,15 @@ def _counts(front: _Front, manifest: Manifest) -> dict[str, Any]:
     }
 
 
+def covers(record: dict[str, Any], config: CorpusConfig) -> bool:
+    """Whether a shard as recorded serves ``config``: parsed whole, or filtered for tasks that
+    include every task ``config.select`` filters for."""
+    done = record.get("parsed_for")
+    if done is None:
+        return True
+    return config.select is not None and set(config.select.tasks) <= set(done)
+
+
 def _drive(
     config: CorpusConfig,
     front: _Front,
@@ -269,7 +282,8 @@ def _drive(
     def finish(fut: Any) -> None:
         res: ParseResult = fut.result()
         rec = write_shard(config.out, res.index, res.conllu)
-        manifest.record(res.index, {**rec, "sentences": res.sentences, "words": res.words})
+        rec.update(sentences=res.sentences, words=res.words, **(res.detail or {}))
+        manifest.record(res.index, rec)
         manifest.save(complete=False, counts=_counts(front, manifest))
         stats["parsed"] += res.sentences
         stats["parse_seconds"] += res.seconds
@@ -282,12 +296,12 @@ def _drive(
         for index, batch in enumerate(_shards(front, config.shard_size)):
             done = manifest.done(index)
             # a shard cut short by an earlier, smaller --max-sentences is parsed again
-            if done is not None and done["sentences"] == len(batch):
+            if done is not None and done["sentences"] == len(batch) and covers(done, config):
                 stats["resumed"] += 1
                 bar.update(len(batch), stats["parsed"])
                 continue
             first_id = index * config.shard_size + 1
-            job = ParseJob(index, first_id, batch, str(front.model), front.mode)
+            job = ParseJob(index, first_id, batch, str(front.model), front.mode, config.select)
             pending.append(executor.submit(job))
             while len(pending) >= in_flight:
                 finish(pending.popleft())

@@ -224,6 +224,8 @@ class Parser:
         source = "tokenizer=presegmented" if mode == "presegmented" else "horizontal"
         self.pipeline = Pipeline(self.model, source, Pipeline.DEFAULT, Pipeline.DEFAULT, "conllu")
         self._error = ProcessingError()
+        self._tagger: Any = None  # tag only, and parse tagged CoNLL-U: made when first used
+        self._parser: Any = None
         probe = self.process("Test\n")
         if "\t0\troot\t" not in probe and "\t0\tROOT\t" not in probe:
             raise ModelError(f"{self.model_path}: the UDPipe model has no tagger/parser to use")
@@ -231,6 +233,31 @@ class Parser:
     def process(self, text: str) -> str:
         """Run the pipeline on ``text`` (one sentence per line); raise on UDPipe errors."""
         out = self.pipeline.process(text, self._error)
+        if self._error.occurred():
+            raise ModelError(f"UDPipe failed on {text[:60]!r}: {self._error.message}")
+        return str(out)
+
+    def tag(self, sentences: Sequence[Sequence[str]]) -> str:
+        """UDPipe's CoNLL-U of ``sentences`` tagged, not parsed (HEAD and DEPREL ``_``): the
+        tokenizer and tagger of :meth:`parse`, so the tags are the ones it gives."""
+        from ufal.udpipe import Pipeline
+
+        if self._tagger is None:
+            source = "tokenizer=presegmented" if self.mode == "presegmented" else "horizontal"
+            self._tagger = Pipeline(self.model, source, Pipeline.DEFAULT, Pipeline.NONE, "conllu")
+        return self._run(self._tagger, "".join(" ".join(toks) + "\n" for toks in sentences))
+
+    def parse_tagged(self, conllu: str) -> str:
+        """Parse CoNLL-U that :meth:`tag` gave (its tags kept): with :meth:`tag`, the same
+        output as :meth:`process` on the same lines."""
+        from ufal.udpipe import Pipeline
+
+        if self._parser is None:
+            self._parser = Pipeline(self.model, "conllu", Pipeline.NONE, Pipeline.DEFAULT, "conllu")
+        return self._run(self._parser, conllu)
+
+    def _run(self, pipeline: Any, text: str) -> str:
+        out = pipeline.process(text, self._error)
         if self._error.occurred():
             raise ModelError(f"UDPipe failed on {text[:60]!r}: {self._error.message}")
         return str(out)

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xprobe.corpus.tagonly import marker_tasks
 from xprobe.errors import XProbeError
 from xprobe.extract import applicable
 from xprobe.extract import treebank as tbmode
@@ -157,6 +158,25 @@ def _task_params(specs: list[TaskSpec], profile: LanguageProfile, config: Extrac
     return {s.file: resolve_params(s, profile, overrides.get(s.file)) for s in specs}
 
 
+def _marked_asks() -> Any:
+    """For a sentence of a shard parsed in part (:mod:`xprobe.corpus.tagonly`): the tasks that
+    need no tree, and, when it was parsed, the tasks it was parsed for (a task it was not
+    parsed for would see only the sentences other tasks' filters passed: a biased sample)."""
+    memo: dict[tuple[int, bool, frozenset[str]], list[Any]] = {}
+
+    def asks_of(asks: list[Any], marks: tuple[bool, frozenset[str]]) -> list[Any]:
+        key = (id(asks), *marks)
+        got = memo.get(key)
+        if got is None:
+            parsed, files = marks
+            got = memo[key] = [
+                a for a in asks if not a[0].spec.needs_tree or (parsed and a[0].spec.file in files)
+            ]
+        return got
+
+    return asks_of
+
+
 def _selection_pass(
     cache: SentenceCache,
     names: list[str],
@@ -177,6 +197,7 @@ def _selection_pass(
     cap = cache.hi if binned_max is None else binned_max
     bar = _progress(config, "extract pass 2/2 (selection)", cache.count)
     pending = 0
+    marked = _marked_asks()
     with bar:
         for fi, start, sent in cache.sentences(names):
             pending += 1
@@ -191,6 +212,8 @@ def _selection_pass(
             counts["offered"] += 1
             h = h_of(text)
             asks = every if len(tokens) <= cap else longer
+            if sent.comments and (marks := marker_tasks(sent.comments)) is not None:
+                asks = marked(asks, marks)
             for run, candidate, ctx, r, salt in asks:
                 r._pending = h ^ salt  # LazyRandom.arm, inlined: this loop is the hot path
                 cand = candidate(sent, ctx, r)

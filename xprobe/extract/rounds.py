@@ -10,15 +10,21 @@ scarcest partial task (its lines per parsed sentence, times ``margin``; see
 Then the probing folder is written once, with a ``rounds`` entry in its manifest (every round:
 sentences parsed, tasks still partial, seconds).
 
-Every round parses whole shards, so a shard's content never depends on the round it was parsed
-in, and a later round (or a rerun) reuses every shard already parsed.
+Every round parses whole shards, and a later round (or a rerun) reuses every shard already
+parsed that serves it. With ``Rounds.tag_filter`` (the default), every round after the first
+tags its shards first and parses only the sentences whose tags can make a candidate of a task
+the round before left short (:mod:`xprobe.extract.tagfilter`, :mod:`xprobe.corpus.tagonly`);
+such a shard records the tasks it was parsed for, serves a round whose short tasks are among
+them, and is parsed again for one that needs more. Each round's record adds ``filter``,
+``sentences`` (read, tagged, parsed) and per task ``passed`` and ``kept``
+(:func:`xprobe.extract.tagfilter.round_counts`).
 
 What is deterministic:
 
 * the probing files are those of ``xprobe extract`` over the first K parsed shards, where K is
-  what the last round asked for; with the input exhausted, that is a single full pass
-  (``xprobe corpus`` on the whole input, then ``xprobe extract``) over the same parsed sentences,
-  byte for byte;
+  what the last round asked for; with the input exhausted and the tag filter off (or every task
+  that needs a tree short in every round), that is a single full pass (``xprobe corpus`` on the
+  whole input, then ``xprobe extract``) over the same parsed sentences, byte for byte;
 * K depends only on the inputs and settings (corpus, extract, ``first``, ``growth``,
   ``margin``, ``limit``), not on interruptions: the rounds done are recorded in
   ``PARSED/rounds.json`` under a digest of those settings, and a rerun continues from the last
@@ -49,11 +55,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xprobe.corpus.pipeline import CorpusConfig, run_corpus
+from xprobe.corpus.pipeline import CorpusConfig, covers, run_corpus
 from xprobe.corpus.shards import MANIFEST as CORPUS_MANIFEST
 from xprobe.corpus.shards import shard_name
 from xprobe.errors import XProbeError
 from xprobe.extract.pipeline import ExtractConfig, Extraction, run_extraction
+from xprobe.extract.tagfilter import round_counts, select_for
 from xprobe.files import write_json
 
 __all__ = ["ROUNDS_FILE", "Rounds", "build_language", "next_target"]
@@ -75,6 +82,9 @@ class Rounds:
     margin: float = 1.1
     max_growth: float = 8.0
     limit: int | None = None
+    # after the first round, tag every sentence and parse only those whose tags can still make
+    # a candidate for a task left short (xprobe.extract.tagfilter); False: parse every sentence
+    tag_filter: bool = True
 
 
 def _whole_shards(n: int, shard: int) -> int:
@@ -95,8 +105,10 @@ def next_target(target: int, parsed: int, manifest: dict[str, Any], rounds: Roun
 
 
 def _digest(corpus: CorpusConfig, extract: ExtractConfig, rounds: Rounds) -> str:
-    c = dataclasses.asdict(dataclasses.replace(corpus, max_sentences=None, progress=False))
-    c.pop("workers"), c.pop("scheduler")
+    c = dataclasses.asdict(
+        dataclasses.replace(corpus, max_sentences=None, progress=False, select=None)
+    )
+    c.pop("workers"), c.pop("scheduler"), c.pop("select")
     c["inputs"] = [str(p) for p in corpus.inputs]
     e = dataclasses.asdict(dataclasses.replace(extract, inputs=[], progress=None))
     e["tasks"] = [t if isinstance(t, str) else t.file for t in extract.tasks or []]
@@ -115,16 +127,20 @@ def _load_state(parsed_dir: Path, digest: str) -> list[dict[str, Any]]:
     return list(data.get("rounds", []))
 
 
-def _shards_held(parsed_dir: Path, shard_size: int, target: int) -> list[str] | None:
+def _shards_held(corpus: CorpusConfig, target: int) -> list[str] | None:
     """The first ``target / shard_size`` shards when the folder already holds more full
-    shards than that (so the input goes on beyond them), else None."""
+    shards than that (so the input goes on beyond them), each parsed for what this round
+    needs (:func:`xprobe.corpus.pipeline.covers`), else None."""
+    parsed_dir, shard_size = corpus.out, corpus.shard_size
     try:
         data = json.loads((parsed_dir / CORPUS_MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    full = {r["index"] for r in data.get("shards", []) if r.get("sentences") == shard_size}
+    records = {r["index"]: r for r in data.get("shards", []) if r.get("sentences") == shard_size}
     k = target // shard_size
-    if not all(i in full for i in range(k + 1)):
+    if not all(i in records for i in range(k + 1)):
+        return None
+    if not all(covers(records[i], corpus) for i in range(k)):
         return None
     paths = [parsed_dir / shard_name(i) for i in range(k)]
     return [str(p) for p in paths] if all(p.is_file() for p in paths) else None
@@ -133,12 +149,23 @@ def _shards_held(parsed_dir: Path, shard_size: int, target: int) -> list[str] | 
 def _parse(corpus: CorpusConfig, target: int) -> tuple[list[str], bool]:
     """The shard paths of the first ``target`` kept sentences, and whether the input ended."""
     whole = target % corpus.shard_size == 0  # (a limit may cut the last shard)
-    held = _shards_held(corpus.out, corpus.shard_size, target) if whole else None
+    held = _shards_held(corpus, target) if whole else None
     if held is not None:
         return held, False
-    man = run_corpus(dataclasses.replace(corpus, max_sentences=target))
-    paths = [str(corpus.out / shard_name(i)) for i in range(len(_recorded(corpus.out)))]
-    return paths, bool(man.get("exhausted"))
+    # a folder may hold more than the target (another round's shards, some of them filtered for
+    # other tasks): reparse what does not serve this round up to what it holds, never shrink it
+    held_count = _held_count(corpus.out)
+    man = run_corpus(dataclasses.replace(corpus, max_sentences=max(target, held_count)))
+    n = math.ceil(min(target, man["counts"]["kept"]) / corpus.shard_size)
+    paths = [str(corpus.out / shard_name(i)) for i in range(n)]
+    return paths, bool(man.get("exhausted")) and man["counts"]["kept"] <= target
+
+
+def _held_count(parsed_dir: Path) -> int:
+    try:
+        return sum(r["sentences"] for r in _recorded(parsed_dir))
+    except (OSError, ValueError, KeyError):
+        return 0
 
 
 def _recorded(parsed_dir: Path) -> list[dict[str, Any]]:
@@ -166,20 +193,37 @@ def build_language(
     else:
         target = done[-1]["next"] if done else rounds.first
     while True:
-        ex, record = _one_round(corpus, extract, rounds, target)
+        select = _select(extract, rounds, done)
+        ex, record = _one_round(dataclasses.replace(corpus, select=select), extract, rounds, target)
         done.append(record)
         if record["next"] is None:
             break
         _save_state(corpus.out, digest, done)
         log.info(
-            "round %d: %d sentences parsed, partial: %s; next round parses up to %d",
-            len(done), record["parsed"], ", ".join(record["partial"]), record["next"],
+            "round %d: %d sentences read, %d with a tree, partial: %s; next round reads up to %d"
+            "%s", len(done), record["parsed"], record["sentences"]["parsed"],
+            ", ".join(record["partial"]), record["next"], _filter_note(extract, rounds, done),
         )  # fmt: skip
         target = record["next"]
     ex.manifest["rounds"] = {"settings": dataclasses.asdict(rounds), "done": done}
     manifest = ex.write()
     _save_state(corpus.out, digest, done)
     return manifest
+
+
+def _select(extract: ExtractConfig, rounds: Rounds, done: list[dict[str, Any]]) -> Any:
+    """This round's tag filter: none in the first round (or with ``tag_filter`` off), else the
+    filters of the tasks the last round left short (None when one of them has none)."""
+    if not rounds.tag_filter or not done:
+        return None
+    return select_for(extract, done[-1]["partial"])
+
+
+def _filter_note(extract: ExtractConfig, rounds: Rounds, done: list[dict[str, Any]]) -> str:
+    select = _select(extract, rounds, done)
+    if select is None:
+        return ""
+    return f", tagging first, parsing for {', '.join(select.tasks) or 'no task'}"
 
 
 def _one_round(
@@ -208,6 +252,7 @@ def _one_round(
         "parse_seconds": round(t1 - t0, 2),
         "extract_seconds": round(time.perf_counter() - t1, 2),
         "next": more,
+        **round_counts(corpus, paths, ex.manifest),
     }
     return ex, record
 

@@ -82,6 +82,8 @@ def language_steps(
         argv = [*extract, "--parsed", corpus, "--model", model]
         if lang["max_sentences"]:
             argv += ["--max-sentences", str(lang["max_sentences"])]
+        if not study["tag_filter"]:
+            argv.append("--no-tag-filter")
         argv += flags({**study["corpus"], **lang["corpus"]})
         argv += ["--from-text", *inputs]
         return [Step(step, "extract", ("cli", [argv]), (corpus, probing), runtime=runtime)]

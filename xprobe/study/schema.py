@@ -49,6 +49,8 @@ SINGLES: dict[str, dict[str, tuple[str, Any]]] = {
         "corpus": ("table", {}),
         "extract": ("table", {}),
         "rounds": ("bool", True),  # parse in rounds until every quota can be met
+        # rounds after the first: tag, parse only what can make a candidate of a short task
+        "tag_filter": ("bool", True),
     },
     "sample": {"sentences": ("int", 12000), "treebank": ("int", 1000)},
     # a UD release folder: every language in it extracted from gold (xprobe.study.treebanks)

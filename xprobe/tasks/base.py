@@ -131,6 +131,13 @@ class TaskSpec:
     candidate: ``(sentence, ctx, rng) -> Candidate | None``.
     prepare: ``ctx -> data`` run once after the frequency pass (WC's targets, SOMO's index).
     uses_bigrams: whether the frequency pass must count bigrams for this task.
+    needs_tree: whether ``candidate`` reads the tree (heads, relations); SentLen, WC, BShift and
+        SOMO read only tokens and tags, so a sentence that was tagged and not parsed serves them.
+    tag_filter: ``(sentence, ctx) -> bool`` on tags only (FORM, LEMMA, UPOS, XPOS, FEATS,
+        length; never heads or relations): False when the sentence cannot be a candidate, whatever
+        its tree; None when the task has no such filter (every sentence is parsed for it).
+        Conservative: ``candidate`` never accepts a sentence the filter rejects (tests check it
+        on the gold treebanks), so parsing only what passes loses no candidate.
     """
 
     name: str
@@ -145,6 +152,8 @@ class TaskSpec:
     # ("longer", "equal", "shorter")). When empty, strata are data-driven: the extractor keeps
     # every label at the same count within each stratum the data offers (TreeDepth's length bins).
     strata: tuple[str, ...] = ()
+    needs_tree: bool = True
+    tag_filter: Callable[[Sentence, Context], bool] | None = None
 
     def labels_of(self, ctx: Context) -> tuple[str, ...]:
         """The label set in label order (an open set is kept in ``ctx.data.labels``)."""

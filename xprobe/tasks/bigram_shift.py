@@ -68,4 +68,5 @@ TASK = TaskSpec(
     params=Params,
     candidate=candidate,
     description="whether two adjacent tokens were swapped",
+    needs_tree=False,  # tokens and tags only: a tagged sentence serves
 )

@@ -29,6 +29,7 @@ __all__ = [
     "has_quote",
     "in_window",
     "number_candidate",
+    "number_tags",
     "punct_mask",
     "root_id",
     "spaced",
@@ -152,3 +153,13 @@ def number_candidate(sentence: Sentence, ctx: Context, rel: str) -> Candidate | 
     if not in_window(ctx.stats.forms.get(form, 0), params.min_freq, params.max_freq):
         return None
     return Candidate((Variant(label, sentence.tokens, key=form),))
+
+
+def number_tags(sentence: Sentence, ctx: Context) -> bool:
+    """SubjNum / ObjNum's tag filter: some word is a noun (``profile.noun_upos``) whose number
+    feature is singular or plural. The labelled dependent is such a word, whatever the tree."""
+    p = ctx.profile
+    numbers = (*p.number_sing, *p.number_plur)
+    return any(
+        w.upos in p.noun_upos and w.feat(p.number_feature) in numbers for w in sentence.words
+    )

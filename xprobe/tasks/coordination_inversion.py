@@ -5,7 +5,9 @@ Eligibility (docs TASKS.md), relations compared on their base name:
 * the sentence contains none of the profile's double-quote strings (``profile.quotes``), as for
   BShift;
 * exactly one word in the sentence has relation ``cc`` (``profile.cc_rel``), and it is a surface
-  token on its own;
+  token on its own, tagged with one of ``profile.cc_upos`` (``CCONJ``; the tag filter,
+  :func:`tag_filter`: on the 23 gold treebanks every `cc` of an eligible sentence is CCONJ, but
+  Spanish *mientras* (ADV) and Vietnamese *nhưng*, *còn* (SCONJ), which those profiles list);
 * the root has exactly one ``conj`` dependent ``C``; ``C`` has its own ``nsubj`` dependent
   (``profile.subj_rel``, subtypes count) and is the head of that ``cc`` word;
 * the root is a clause too: it has a dependent whose base relation is in
@@ -218,7 +220,33 @@ def invert(sentence: Sentence, ctx: Context, c: Clauses) -> tuple[str, ...]:
     )
 
 
+def tag_filter(sentence: Sentence, ctx: Context) -> bool:
+    """Tags only: no quote, and a one-word token tagged ``profile.cc_upos`` (CCONJ) after a
+    word (the first clause) and before a token that is not punctuation (the second clause's
+    first word). Part of the rule: :func:`candidate` takes nothing this rejects."""
+    prof = ctx.profile
+    if has_quote(" ".join(sentence.tokens), prof.quotes):
+        return False
+    words, surface = sentence.words, sentence.surface
+    punct = punct_mask(sentence, prof.punct_upos)
+    seen_word = False
+    for k, t in enumerate(surface[:-1]):
+        cc = t.first == t.last and words[t.first].upos in prof.cc_upos
+        if seen_word and cc and not punct[k + 1]:
+            return True
+        seen_word = seen_word or not punct[k]
+    return False
+
+
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
+    if not tag_filter(sentence, ctx):
+        return None
+    return tree_candidate(sentence, ctx)
+
+
+def tree_candidate(sentence: Sentence, ctx: Context) -> Candidate | None:
+    """The rule on the tree, without the tag filter's ``cc_upos`` (the gold tests compare the
+    two: the filter must keep every sentence this accepts)."""
     tokens = sentence.tokens
     if has_quote(" ".join(tokens), ctx.profile.quotes):
         return None
@@ -239,6 +267,7 @@ TASK = TaskSpec(
     labels=("O", "I"),
     params=Params,
     candidate=candidate,
+    tag_filter=tag_filter,
     prepare=prepare,
     uses_bigrams=True,
     strata=("longer", "equal", "shorter"),

@@ -314,4 +314,5 @@ TASK = TaskSpec(
     prepare=prepare,
     uses_bigrams=True,
     description="whether one noun or verb was replaced by a word of similar bigram frequency",
+    needs_tree=False,  # tokens and tags only: a tagged sentence serves
 )

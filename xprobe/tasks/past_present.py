@@ -309,6 +309,38 @@ def main_verb(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
     return found
 
 
+def _carries_tense(w: Word, ctx: Context) -> bool:
+    """Rules ``finite``/``root``: a word whose Tense is labelled, finite (``root``: any), in no
+    excluded mood: the labelling word is one, whatever the tree."""
+    if _tense(w, ctx) is None or excluded_mood(w, ctx.params.exclude_moods):
+        return False
+    return ctx.params.rule == "root" or is_finite(w, ctx.profile)
+
+
+def tag_filter(sentence: Sentence, ctx: Context) -> bool:
+    """Tags only, per rule: some word could be the labelling word (the root or its aux/cop)."""
+    params, p = ctx.params, ctx.profile
+    words = sentence.words
+    if params.rule == "marker":
+        return any(w.upos in p.verb_upos for w in words)
+    if params.rule == "listed":
+        listed = {f.casefold() for f in (*params.past_forms, *params.pres_forms)}
+        return any(w.form.casefold() in listed for w in words)
+    if params.rule == "segment":
+        upos = params.root_upos or p.verb_upos
+        column = (lambda w: w.lemma) if params.segment_column == "lemma" else (lambda w: w.xpos)
+        return any(w.upos in upos and params.segment_separator in column(w) for w in words)
+    if any(_carries_tense(w, ctx) for w in words):
+        return True
+    if params.rule != "participle":
+        return False
+    name, _, value = params.participle_feature.partition("=")
+    return any(
+        w.upos in p.verb_upos and w.feat(name) == value and w.feat(p.tense_feature) is None
+        for w in words
+    )
+
+
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
     found = main_verb(sentence, ctx)
     if found is None:
@@ -326,6 +358,7 @@ TASK = TaskSpec(
     labels=("PAST", "PRES"),
     params=Params,
     candidate=candidate,
+    tag_filter=tag_filter,
     prepare=prepare,
     description="tense of the main clause's finite verb (past or present)",
 )

@@ -94,4 +94,5 @@ TASK = TaskSpec(
     candidate=candidate,
     prepare=prepare,
     description="number of surface tokens, in six bins",
+    needs_tree=False,  # tokens and tags only: a tagged sentence serves
 )

@@ -15,7 +15,7 @@ import random
 from dataclasses import dataclass
 
 from xprobe.tasks.base import Candidate, Context, TaskSpec
-from xprobe.tasks.common import check_window, number_candidate
+from xprobe.tasks.common import check_window, number_candidate, number_tags
 from xprobe.ud import Sentence
 
 
@@ -46,6 +46,7 @@ TASK = TaskSpec(
     labels=("NN", "NNS"),
     params=Params,
     candidate=candidate,
+    tag_filter=number_tags,
     prepare=prepare,
     description="number of the main clause's subject noun",
 )

@@ -67,12 +67,23 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
     return Candidate((Variant(str(depth), tokens),), stratum=str(stratum))
 
 
+def tag_filter(sentence: Sentence, ctx: Context) -> bool:
+    """Tags only: a length within the strata (a length bin), and enough words for the smallest
+    depth (a tree of n words is at most n deep)."""
+    p = ctx.params
+    return (
+        len(sentence.words) >= p.min_depth
+        and length_bin(len(sentence.tokens), p.length_bins) is not None
+    )
+
+
 TASK = TaskSpec(
     name="TreeDepth",
     file="tree_depth",
     labels=None,
     params=Params,
     candidate=candidate,
+    tag_filter=tag_filter,
     prepare=prepare,
     description="depth of the dependency tree, balanced within length bins",
 )

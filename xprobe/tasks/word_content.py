@@ -100,4 +100,5 @@ TASK = TaskSpec(
     candidate=candidate,
     prepare=prepare,
     description="which target word (of 1,000 mid-frequency words) the sentence contains",
+    needs_tree=False,  # tokens and tags only: a tagged sentence serves
 )

@@ -72,7 +72,8 @@ def run_cli(work: Path, data: Path, spec: str, seeds: int) -> dict:
            "--out", str(out), "--classifier", "lr", "--seeds", str(seeds), "--lang", "en",
            "--cache-dir", str(work / "cache"), "--no-progress"]  # fmt: skip
     t = time.perf_counter()
-    subprocess.run(cmd, check=True)
+    # run from the work folder: ``-m`` puts the current folder first on the path
+    subprocess.run(cmd, check=True, cwd=work)
     seconds = time.perf_counter() - t
     recs = [json.loads(ln) for ln in out.read_text(encoding="utf-8").splitlines()]
     layers: dict = {}
@@ -180,6 +181,7 @@ def main() -> None:
     ap.add_argument("--sk-max-iter", type=int, default=5000)
     ap.add_argument("--json")
     args = ap.parse_args()
+    args.work = args.work.resolve()
     import torch
 
     torch.set_num_threads(1)

@@ -17,8 +17,9 @@ on the same validation split by accuracy (first best on ties): xprobe ``train_se
 (L-BFGS on the standardised features, every point at once); scikit-learn
 ``LogisticRegression(C=1/(n*l2), solver="lbfgs", tol=1e-8, max_iter=5000)`` (``--sk-tol``,
 ``--sk-max-iter``; the JSON records its iterations, to see whether it hit the cap) per point on
-the training split's z-scores (StandardScaler's, except that a near-constant column, std <=
-1e-8, keeps scale 1 on both sides: MiniLM has a dead dimension). One thread each.
+the training split's z-scores (StandardScaler's, with xprobe's rule for a constant column:
+std <= 1e-6 |mean| or < 1e-34 keeps scale 1; MiniLM's two columns of values about 1e-32 vary
+and are scaled on both sides, issue 30). One thread each.
 
     python benchmarks/bench_probe_convergence.py --json conv.json
     python benchmarks/bench_probe_convergence.py --quick     # a smoke run: tiny sizes
@@ -73,10 +74,10 @@ def sklearn_select(xtr, ytr, xva, yva, xte, yte, l2s, tol: float = 1e-8,
                    max_iter: int = 5000) -> dict:  # fmt: skip
     from sklearn.linear_model import LogisticRegression
 
-    # StandardScaler's rule, but a column of (near-)constant values keeps scale 1 as in xprobe:
-    # MiniLM has a dead dimension (std ~1e-33) that StandardScaler would blow up by 1e33
+    # xprobe's rule (xprobe.probe.features.standardisers): a column constant up to float32
+    # rounding keeps scale 1; MiniLM's two 1e-32-scale columns vary and are scaled
     mean, sd = xtr.mean(0, dtype=np.float64), xtr.std(0, dtype=np.float64)
-    sd = np.where(sd > 1e-8, sd, 1.0)
+    sd = np.where((sd > 1e-6 * np.abs(mean)) & (sd >= 1e-34), sd, 1.0)
     a, b, c = ((v.astype(np.float64) - mean) / sd for v in (xtr, xva, xte))
     t = time.perf_counter()
     devs, models = [], []

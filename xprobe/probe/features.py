@@ -24,6 +24,9 @@ import numpy as np
 
 __all__ = ["Features", "column_moments", "standardisers"]
 
+CONSTANT_REL = 1e-6  # std <= this x |mean|: a constant column (float32 rounding only)
+CONSTANT_ABS = 1e-34  # std below this: a constant column (float32 range)
+
 
 def column_moments(x, chunk: int | None = None):
     """Per-column mean and population std of a float32 ``(n, d)`` tensor, as float64.
@@ -45,11 +48,25 @@ def column_moments(x, chunk: int | None = None):
         total += (x[i : i + chunk] - shift).sum(0)
     mean = shift.double() + total / n
     m32 = mean.float()
+    # deviations scaled by a power of two per column (exact) so their float32 squares neither
+    # underflow nor overflow: a column of values about 1e-32 (all-MiniLM-L6-v2's last layer
+    # has two, and they carry sentence length) has squares of 1e-64, zero in float32
+    scale = _pow2_scale((x[:chunk] - m32).abs().amax(0) if x.shape[0] else m32, m32)
     sq = torch.zeros_like(total)
     for i in range(0, x.shape[0], chunk):
-        d = x[i : i + chunk] - m32
+        d = (x[i : i + chunk] - m32) * scale
         sq += (d * d).sum(0)
-    return mean, (sq / n).sqrt()
+    return mean, (sq / n).sqrt() / scale.double()
+
+
+def _pow2_scale(dev, mean):
+    """Per column, a power of two that brings ``dev`` (the largest deviation in the first chunk;
+    ``|mean|`` where it is 0) near 1."""
+    import torch
+
+    ref = torch.where(dev > 0, dev, mean.abs())
+    ref = torch.where(ref > 0, ref, torch.ones_like(ref))
+    return torch.exp2(-torch.floor(torch.log2(ref.double()))).clamp(2.0**-100, 2.0**100).float()
 
 
 def as_tensor(a, device: str = "cpu"):
@@ -60,13 +77,21 @@ def as_tensor(a, device: str = "cpu"):
 
 
 def standardisers(xs: Sequence, device: str = "cpu") -> list[tuple]:
-    """Per training input, float32 ``(mean, std)`` (a constant column gets std 1)."""
+    """Per training input, float32 ``(mean, std)``; a constant column gets std 1.
+
+    Constant means not varying beyond float32 rounding: ``std <= 1e-6 |mean|`` (a value computed
+    by different paths differs in its last bits), or below ``1e-34`` (about float32's smallest
+    normal number x 1e4: dividing by less would overflow). The test is relative, not an absolute
+    floor: z-scoring makes a probe blind to a column's scale, as scikit-learn's StandardScaler
+    is, so a column of values about 1e-32 that varies is scaled to unit variance like any
+    other (issue 30: all-MiniLM-L6-v2's layer 6 has two, which carry sentence length)."""
     import torch
 
     out = []
     for x in xs:
         mean, std = column_moments(torch.as_tensor(x).cpu())
-        std = torch.where(std > 1e-8, std, torch.ones_like(std))
+        constant = (std <= CONSTANT_REL * mean.abs()) | (std < CONSTANT_ABS)
+        std = torch.where(constant, torch.ones_like(std), std)
         out.append((mean.float().to(device), std.float().to(device)))
     return out
 

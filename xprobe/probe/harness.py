@@ -342,7 +342,7 @@ class _Context:
         if len(layers) == 1 or (block is not None and block >= len(layers)):
             return [layers], []
         shapes = [
-            self.cache.layer_shapes(self.encoder, ps.tokens[s], layers,
+            self.cache.layer_shapes(self.probed.encoder, ps.tokens[s], layers,
                                     f"encode {ps.language}/{ps.task}/{s}")
             for s in ("tr", "va", "te")
         ]  # fmt: skip

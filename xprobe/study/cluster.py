@@ -141,14 +141,12 @@ def _check_gpu(plan: Plan, workers: dict[str, Any]) -> None:
     gpu = [s.step.name for s in plan.todo if wants_gpu(s.step)]
     if gpu and not any(w.get("resources", {}).get("GPU") for w in workers.values()):
         raise XProbeError(
-            f"study step {gpu[0]!r} wants a GPU (device = \"cuda\") but no worker of the cluster "
+            f'study step {gpu[0]!r} wants a GPU (device = "cuda") but no worker of the cluster '
             "offers one: start GPU workers with `dask worker ... --resources GPU=1`"
         )
 
 
-def submit_steps(
-    client: Any, plan: Plan, run: Callable[..., Any], threads: int
-) -> dict[str, Any]:
+def submit_steps(client: Any, plan: Plan, run: Callable[..., Any], threads: int) -> dict[str, Any]:
     """One task per step to do, keyed by the step's name, after the tasks it reads from; a GPU
     step asks for the ``GPU`` resource."""
     futures: dict[str, Any] = {}
@@ -213,7 +211,6 @@ def _result(name: str, future: Any) -> tuple[str, float]:
         worker = getattr(e.last_worker, "address", e.last_worker)
         raise XProbeError(
             f"study step {name!r}: its Dask worker {worker} was lost "
-            f"({e.allowed_failures + 1} workers died running it); rerun the same command to "
+            f"(workers that died running it: {e.allowed_failures + 1}); rerun the same command to "
             "resume: finished steps and parsed shards are kept"
         ) from None
-

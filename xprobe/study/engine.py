@@ -83,6 +83,10 @@ def execute(status: StepStatus, out: str, threads: int, *_deps: Any) -> tuple[st
     """Run one step (a Dask task): clean, mark started, run, mark done. Returns (name, seconds)."""
     out_p = Path(out)
     step = status.step
+    done = read_marker(out_p, step.name)
+    finished = done is not None and done.get("fingerprint") == status.fingerprint
+    if finished and all(Path(o).exists() for o in step.outputs):  # (run again for its result:
+        return step.name, float(done.get("seconds", 0.0))  # the Dask worker holding it was lost)
     marks = marker_dir(out_p)
     _check_outputs(step, out_p)
     marks.mkdir(parents=True, exist_ok=True)

@@ -171,3 +171,19 @@ def test_gpu_steps_and_no_gpu_worker_stop_before_any_step(tmp_path: Path, dask_c
         cl._check_gpu(plan, client.scheduler_info()["workers"])
     assert str(e.value).startswith("study step 'train-nli-en-bilstm-max' wants a GPU")
     assert "--resources GPU=1" in str(e.value)
+
+
+def test_two_steps_never_run_at_once_in_one_worker_process(tmp_path: Path, dask_cluster) -> None:
+    """A parsing step secedes from its worker's threads, so the worker may take another step;
+    two steps as threads of one process would share module state (wikiextractor's template
+    namespace: one dump's reader ending cut the other's short). Both workers of this cluster
+    live in this process: the steps run one after the other, never meeting."""
+    out = tmp_path / "out"
+    meet = "tests.study.helpers:meet"
+    x, y, hx, hy = (str(out / n) for n in ("x", "y", "x-here", "y-here"))
+    steps = [
+        Step("x", "x", ("call", meet, {"out": x, "here": hx, "there": hy, "wait": 3.0}), (x,)),
+        Step("y", "y", ("call", meet, {"out": y, "here": hy, "there": hx, "wait": 3.0}), (y,)),
+    ]
+    run_plan(make_plan(steps, out), scheduler=dask_cluster.scheduler_address)
+    assert sorted([(out / "x").read_text(), (out / "y").read_text()]) == ["alone", "met"]

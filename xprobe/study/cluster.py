@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +40,7 @@ NO_WORKER_SECONDS = 120  # how long the cluster may have no worker while steps a
 GPU_STAGES = ("train-nli", "map", "probe")
 CPU_ENCODERS = ("bov:", "pmeans:", "npy:", "python:")  # probe specs that need no GPU
 PROBE_FILE = "cluster-check"
+_ONE_STEP = threading.Lock()  # one step at a time in a worker process (see run_alone)
 
 
 def connect(address: str, timeout: float | None = None) -> Any:
@@ -146,6 +148,24 @@ def _check_gpu(plan: Plan, workers: dict[str, Any]) -> None:
         )
 
 
+def run_alone(run: Callable[..., Any], *args: Any) -> Any:
+    """``run(*args)`` once no other step runs in this worker's process. A step that parses
+    secedes from the worker's threads while its shards run, so the worker may take another
+    step meanwhile; two steps in one process as threads would share what is not made for it
+    (wikiextractor's and logging's module state, torch's thread count). The later one waits,
+    seceded too, so the worker's thread stays free for shards."""
+    if not _ONE_STEP.acquire(blocking=False):
+        from distributed import rejoin, secede
+
+        secede()
+        _ONE_STEP.acquire()
+        rejoin()
+    try:
+        return run(*args)
+    finally:
+        _ONE_STEP.release()
+
+
 def submit_steps(client: Any, plan: Plan, run: Callable[..., Any], threads: int) -> dict[str, Any]:
     """One task per step to do, keyed by the step's name, after the tasks it reads from; a GPU
     step asks for the ``GPU`` resource."""
@@ -153,7 +173,7 @@ def submit_steps(client: Any, plan: Plan, run: Callable[..., Any], threads: int)
     for s in plan.todo:
         deps = [futures[d] for d in s.deps if d in futures]
         futures[s.step.name] = client.submit(
-            run, s, str(plan.out), threads, *deps,
+            run_alone, run, s, str(plan.out), threads, *deps,
             key=s.step.name, pure=False, resources=resources(s.step),
         )  # fmt: skip
     return futures

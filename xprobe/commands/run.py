@@ -48,8 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--scheduler", metavar="ADDRESS",
-        help="a Dask scheduler (tcp://host:8786): steps, and corpus parsing, run on its workers, "
-        "which must see the same paths",
+        help="a Dask scheduler (tcp://host:8786): every step runs on its workers and the steps "
+        "that parse spread their shards over them; the workers must see the same paths and run "
+        "the same xprobe (checked first); GPU steps go to workers with --resources GPU=1",
     )  # fmt: skip
 
 

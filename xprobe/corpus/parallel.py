@@ -13,6 +13,10 @@ shard order, so the output never depends on which worker finished first.
 * ``scheduler="local"``: a Dask ``LocalCluster`` with ``N`` single-threaded worker processes;
   ``scheduler="tcp://host:8786"``: an existing Dask cluster (the model path must exist on every
   worker machine; shards come back to the caller, which writes them).
+* inside a Dask worker (a study step that ``xprobe run --scheduler`` sent there), whatever was
+  asked: the shards go to the worker's own cluster (:class:`ClusterExecutor`). A Dask worker is a
+  daemonic process and may not start a process pool; the step's thread leaves the worker's
+  thread count while it waits (``secede``), so a single-threaded worker parses shards too.
 """
 
 from __future__ import annotations
@@ -177,8 +181,47 @@ class DaskExecutor:
             self._cluster.close()
 
 
+def in_dask_worker() -> bool:
+    """Whether this code runs in a task on a Dask worker."""
+    try:
+        from distributed import get_worker
+    except ImportError:  # pragma: no cover - a dependency
+        return False
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+class ClusterExecutor:
+    """The cluster this Dask worker belongs to: every shard is a task on it. The calling task
+    secedes from the worker's threads while it waits (and rejoins at :meth:`close`), so it holds
+    no thread a shard could use; results come back here in shard order, as with a process pool."""
+
+    def __init__(self) -> None:
+        from distributed import get_client, secede
+
+        self._client = get_client()
+        secede()
+        threads = self._client.nthreads()
+        self.workers = max(1, sum(threads.values()))
+        self.description = f"dask cluster ({len(threads)} workers)"
+
+    def submit(self, job: ParseJob) -> Any:
+        return self._client.submit(parse_job, job, pure=False)
+
+    def close(self, abort: bool = False) -> None:
+        from distributed import rejoin
+
+        rejoin()
+
+
 def make_executor(workers: int, scheduler: str | None = None) -> Executor:
-    """The executor for ``--workers``/``--scheduler`` (see the module doc)."""
+    """The executor for ``--workers``/``--scheduler`` (see the module doc); in a task on a Dask
+    worker, the worker's cluster unless ``workers`` is 0 (in this process)."""
+    if workers > 0 and in_dask_worker():
+        return ClusterExecutor()
     if scheduler:
         return DaskExecutor(scheduler, workers)
     if workers <= 0:

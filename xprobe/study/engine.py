@@ -4,11 +4,11 @@ Local by default: up to ``jobs`` independent steps at once in worker processes
 (:mod:`xprobe.study.pool`, the longest remaining chain first; ``jobs=0``: one per core), each
 step's UDPipe processes and torch threads capped at its share of the cores so the machine is not
 oversubscribed; ``jobs=1``: one step at a time in this process. ``scheduler="tcp://..."``
-sends the steps to a Dask cluster whose workers see the same paths. Each step writes
-``OUT/.study/steps/NAME.started`` (its fingerprint) before it runs and ``NAME.json`` (fingerprint,
-settings, inputs, seconds) atomically after it finished: a killed run leaves no marker for the
-step it was in, so the next run redoes (resumes) it; a step whose settings or inputs changed since
-it last started first has its old outputs removed.
+sends the steps to a Dask cluster whose workers see the same paths (:mod:`xprobe.study.cluster`).
+Each step writes ``OUT/.study/steps/NAME.started`` (its fingerprint) before it runs and
+``NAME.json`` (fingerprint, settings, inputs, seconds) atomically after it finished: a killed run
+leaves no marker for the step it was in, so the next run redoes (resumes) it; a step whose
+settings or inputs changed since it last started first has its old outputs removed.
 """
 
 from __future__ import annotations
@@ -83,6 +83,10 @@ def execute(status: StepStatus, out: str, threads: int, *_deps: Any) -> tuple[st
     """Run one step (a Dask task): clean, mark started, run, mark done. Returns (name, seconds)."""
     out_p = Path(out)
     step = status.step
+    done = read_marker(out_p, step.name)
+    finished = done is not None and done.get("fingerprint") == status.fingerprint
+    if finished and all(Path(o).exists() for o in step.outputs):  # (run again for its result:
+        return step.name, float(done.get("seconds", 0.0))  # the Dask worker holding it was lost)
     marks = marker_dir(out_p)
     _check_outputs(step, out_p)
     marks.mkdir(parents=True, exist_ok=True)
@@ -194,7 +198,7 @@ def run_plan(
     timings: dict[str, float] = {}
     try:
         if keys and scheduler:
-            _distributed(graph, keys, scheduler, progress, timings)
+            _distributed(plan, threads, scheduler, progress, timings)
         elif keys and jobs > 1:
             _side_by_side(plan, threads, jobs, progress, timings)
         elif keys:
@@ -235,20 +239,11 @@ def _side_by_side(plan: Plan, threads: int, jobs: int, progress: Progress, timin
     run_side_by_side(todo, execute, args, jobs, progress.started, ended)
 
 
-def _distributed(graph: dict, keys: list[str], address: str, progress: Progress, timings: dict):
-    try:
-        from distributed import Client, as_completed
-    except ImportError:  # pragma: no cover - a dependency
-        raise XProbeError("--scheduler needs dask[distributed] installed") from None
-    try:
-        client = Client(address, timeout=30)
-    except OSError as e:
-        raise XProbeError(f"cannot reach Dask scheduler {address}: {e}") from None
-    try:
-        futures = client.get(graph, keys, sync=False)
-        for fut in as_completed(futures):
-            name, seconds = fut.result()
-            timings[name] = seconds
-            progress.ended(name, seconds)
-    finally:
-        client.close()
+def _distributed(plan: Plan, threads: int, address: str, progress: Progress, timings: dict):
+    from xprobe.study.cluster import run_on_cluster
+
+    def ended(name: str, seconds: float) -> None:
+        timings[name] = seconds
+        progress.ended(name, seconds)
+
+    run_on_cluster(plan, address, execute, threads, ended)

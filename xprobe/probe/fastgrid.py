@@ -1,0 +1,114 @@
+"""The grid costs what it must: only the selected point's optimum must be exact.
+
+The converged ``lr`` probe selects, per layer, the L2 point of best validation accuracy. Solving
+every (layer, L2) point to the certified optimum (:mod:`xprobe.probe.convex`) is more than the
+selection needs. The screened search:
+
+1. **screen**: every (layer, L2) point is fitted to a loose tolerance (:data:`SCREEN_TOL`,
+   :data:`SCREEN_RTOL`) and scored on the validation split;
+2. **polish**: per layer, the points whose loose validation accuracy is within
+   :func:`margin` of the layer's best are solved on to the certified optimum (``tol``,
+   ``rtol``), warm-started from their loose solution, and scored again;
+3. **re-check**: a point not polished whose loose accuracy plus the margin reaches the best
+   polished accuracy (the polish lowered it) is polished too, until none is left.
+
+The margin is the largest change of a point's validation accuracy between its loose and its
+converged solution that the rule allows for: when every point's change is within it, the
+point selected is the one the exhaustive grid selects (an unpolished point's converged
+accuracy is at most its loose one plus the margin, which is below the best polished one).
+The benchmarks in ``docs/benchmarks/probe.md`` measure the largest change (loose vs certified)
+against the margin, and ``tests/probe/test_probe_fastgrid.py`` compares the selections with the
+exhaustive grid's on seeded problems. Points not polished keep their loose solutions and
+validation accuracies (:attr:`ProbeResult.grid_dev`); the selected point is always polished.
+
+Used for wide problems only (:func:`applies`: many classes, where the fit costs most); the
+narrow ones (binary, a few classes) are solved exhaustively as before, so their records are
+unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+log = logging.getLogger(__name__)
+
+__all__ = ["MARGIN", "SCREEN_RTOL", "SCREEN_TOL", "applies", "fit_screened", "margin"]
+
+SCREEN_TOL = 1e-3  # largest gradient component of the loose fit
+SCREEN_RTOL = 3e-2  # its certified suboptimality, relative to the objective
+MARGIN = 0.01  # validation accuracy (a fraction): at least this
+MARGIN_ITEMS = 3  # and at least this many validation items
+
+
+def margin(n_dev: int) -> float:
+    """The validation-accuracy margin of the screen on ``n_dev`` items."""
+    return max(MARGIN, MARGIN_ITEMS / max(n_dev, 1))
+
+
+def applies(n_points: int, n_classes: int) -> bool:
+    """Whether the screened search is used: more than one grid point, and a wide problem
+    (grid points x classes at least :data:`~xprobe.probe.widelr.WIDE`), unless
+    ``XPROBE_LR_GRID`` leaves ``screen`` out."""
+    from xprobe.probe.widelr import WIDE, enabled
+
+    k = 1 if n_classes == 2 else n_classes
+    return n_points > 1 and n_points * k >= WIDE and enabled("screen")
+
+
+def fit_screened(xs: Sequence, y, stats, vas: Sequence, yva, l2s: Sequence[float],
+                 n_classes: int, cfg, init: list | None = None):  # fmt: skip
+    """Screen, polish, re-check (module docstring); returns the fit (every block's solution:
+    certified for the polished points, loose for the others) and the validation accuracies
+    ``(L, G)`` (the polished points' at their certified solution)."""
+    import numpy as np
+
+    from xprobe.probe.convex import LrFit, fit_lr
+
+    tol, rtol = max(cfg.tol, SCREEN_TOL), max(cfg.rtol, SCREEN_RTOL)
+    loose = fit_lr(xs, y, stats, l2s, n_classes, tol, cfg.max_iter, init, rtol=rtol,
+                   history=cfg.history)  # fmt: skip
+    acc = np.stack([loose.dev_accuracies(i, va, yva) for i, va in enumerate(vas)])
+    screen = acc.copy()
+    theta = [t.clone() for t in loose.theta]
+    polished = np.zeros(acc.shape, dtype=bool)
+    m = margin(len(yva))
+    want = acc >= acc.max(axis=1, keepdims=True) - m
+    iters, evals, converged = loose.iterations, loose.evaluations, True
+    size = sum(t.numel() for t in loose.theta)  # the pairs of the exhaustive solve
+    while (new := want & ~polished).any():
+        fit, layers, cols = _polish(xs, y, stats, theta, new, l2s, n_classes, cfg, size)
+        for j, (i, c) in enumerate(zip(layers, cols, strict=True)):
+            theta[i][:, c] = fit.theta[j]
+            acc[i, c] = fit.dev_accuracies(j, vas[i], yva)
+        polished |= new
+        iters, evals = iters + fit.iterations, evals + fit.evaluations
+        converged = converged and fit.converged
+        best = np.where(polished, acc, -np.inf).max(axis=1, keepdims=True)
+        want = polished | (acc + m >= best)  # an unpolished point that could catch up
+    log.debug("lr probe: screened grid: %d of %d points polished (%d + %d iterations)",
+              int(polished.sum()), polished.size, loose.iterations,
+              iters - loose.iterations)  # fmt: skip
+    return LrFit(theta, iters, evals, converged, n_classes, screen), acc
+
+
+def _polish(xs, y, stats, theta, new, l2s, n_classes: int, cfg, size: int):
+    """The certified solve of the blocks ``new`` (``(L, G)`` bool) from ``theta``: one block
+    L-BFGS over those blocks only, each layer with its own points."""
+    from xprobe.probe.convex import fit_lr, lbfgs_history
+
+    layers = [i for i in range(len(xs)) if new[i].any()]
+    cols = [[int(g) for g in new[i].nonzero()[0]] for i in layers]
+    fit = fit_lr(
+        [xs[i] for i in layers],
+        [y] * len(layers) if not isinstance(y, (list, tuple)) else [y[i] for i in layers],
+        None if stats is None else [stats[i] for i in layers],
+        [[l2s[g] for g in c] for c in cols],
+        n_classes,
+        cfg.tol,
+        cfg.max_iter,
+        [theta[i][:, c] for i, c in zip(layers, cols, strict=True)],
+        rtol=cfg.rtol,
+        history=cfg.history or lbfgs_history(size),
+    )
+    return fit, layers, cols

@@ -37,8 +37,10 @@ __all__ = ["MARGIN", "SCREEN_RTOL", "SCREEN_TOL", "applies", "fit_screened", "ma
 
 SCREEN_TOL = 1e-3  # largest gradient component of the loose fit
 SCREEN_RTOL = 3e-2  # its certified suboptimality, relative to the objective
-MARGIN = 0.01  # validation accuracy (a fraction): at least this
-MARGIN_ITEMS = 3  # and at least this many validation items
+MARGIN = 0.02  # validation accuracy (a fraction): at least this
+MARGIN_ITEMS = 5  # and at least this many validation items
+TIE_ITEMS = 2  # polished points this close to the best: a near-tie, solved tight
+TIGHT_TOL, TIGHT_RTOL = 1e-7, 1e-6  # the near-ties' tolerances
 
 
 def margin(n_dev: int) -> float:
@@ -64,37 +66,48 @@ def fit_screened(xs: Sequence, y, stats, vas: Sequence, yva, l2s: Sequence[float
     import numpy as np
 
     from xprobe.probe.convex import LrFit, fit_lr
+    from xprobe.probe.widelr import enabled
 
     tol, rtol = max(cfg.tol, SCREEN_TOL), max(cfg.rtol, SCREEN_RTOL)
-    loose = fit_lr(xs, y, stats, l2s, n_classes, tol, cfg.max_iter, init, rtol=rtol,
-                   history=cfg.history)  # fmt: skip
+    if enabled("path") and init is None:
+        loose = _screen_path(xs, y, stats, l2s, n_classes, tol, rtol, cfg)
+    else:
+        loose = fit_lr(xs, y, stats, l2s, n_classes, tol, cfg.max_iter, init, rtol=rtol,
+                       history=cfg.history)  # fmt: skip
     acc = np.stack([loose.dev_accuracies(i, va, yva) for i, va in enumerate(vas)])
-    screen = acc.copy()
-    theta = [t.clone() for t in loose.theta]
-    polished = np.zeros(acc.shape, dtype=bool)
-    m = margin(len(yva))
-    want = acc >= acc.max(axis=1, keepdims=True) - m
+    screen, theta = acc.copy(), [t.clone() for t in loose.theta]
+    level = np.zeros(acc.shape, dtype=int)  # 0 loose, 1 certified, 2 tight
+    m, tie = margin(len(yva)), TIE_ITEMS / max(len(yva), 1)
     iters, evals, converged = loose.iterations, loose.evaluations, True
     size = sum(t.numel() for t in loose.theta)  # the pairs of the exhaustive solve
-    while (new := want & ~polished).any():
-        fit, layers, cols = _polish(xs, y, stats, theta, new, l2s, n_classes, cfg, size)
+    while True:
+        done = level > 0
+        best = np.where(done, acc, -np.inf).max(axis=1, keepdims=True)
+        ref = np.where(done.any(axis=1, keepdims=True), best, acc.max(axis=1, keepdims=True))
+        new, tight = (level == 0) & (acc + m >= ref), False  # could reach the best
+        if not new.any():  # near-ties: to the tight tolerance, then selected again
+            near = done & (acc >= best - tie - 1e-12)
+            new, tight = near & (level == 1) & (near.sum(axis=1, keepdims=True) > 1), True
+        if not new.any():
+            break
+        fit, layers, cols = _polish(xs, y, stats, theta, new, l2s, n_classes, cfg, size, tight)
         for j, (i, c) in enumerate(zip(layers, cols, strict=True)):
             theta[i][:, c] = fit.theta[j]
             acc[i, c] = fit.dev_accuracies(j, vas[i], yva)
-        polished |= new
+        level[new] = 2 if tight else 1
         iters, evals = iters + fit.iterations, evals + fit.evaluations
-        converged = converged and fit.converged
-        best = np.where(polished, acc, -np.inf).max(axis=1, keepdims=True)
-        want = polished | (acc + m >= best)  # an unpolished point that could catch up
-    log.debug("lr probe: screened grid: %d of %d points polished (%d + %d iterations)",
-              int(polished.sum()), polished.size, loose.iterations,
+        # a tight solve starts certified and only lowers the objective: certified still
+        converged = converged and (tight or fit.converged)
+    log.debug("lr probe: screened grid: %d of %d points polished, %d tight (%d + %d iterations)",
+              int((level > 0).sum()), level.size, int((level == 2).sum()), loose.iterations,
               iters - loose.iterations)  # fmt: skip
     return LrFit(theta, iters, evals, converged, n_classes, screen), acc
 
 
-def _polish(xs, y, stats, theta, new, l2s, n_classes: int, cfg, size: int):
-    """The certified solve of the blocks ``new`` (``(L, G)`` bool) from ``theta``: one block
-    L-BFGS over those blocks only, each layer with its own points."""
+def _polish(xs, y, stats, theta, new, l2s, n_classes: int, cfg, size: int, tight: bool):
+    """The certified solve of the blocks ``new`` (``(L, G)`` bool) from ``theta`` (``tight``:
+    to :data:`TIGHT_TOL`, :data:`TIGHT_RTOL`): one block L-BFGS over those blocks only, each
+    layer with its own points."""
     from xprobe.probe.convex import fit_lr, lbfgs_history
 
     layers = [i for i in range(len(xs)) if new[i].any()]
@@ -105,10 +118,30 @@ def _polish(xs, y, stats, theta, new, l2s, n_classes: int, cfg, size: int):
         None if stats is None else [stats[i] for i in layers],
         [[l2s[g] for g in c] for c in cols],
         n_classes,
-        cfg.tol,
+        min(cfg.tol, TIGHT_TOL) if tight else cfg.tol,
         cfg.max_iter,
         [theta[i][:, c] for i, c in zip(layers, cols, strict=True)],
-        rtol=cfg.rtol,
+        rtol=min(cfg.rtol, TIGHT_RTOL) if tight else cfg.rtol,
         history=cfg.history or lbfgs_history(size),
     )
     return fit, layers, cols
+
+
+def _screen_path(xs, y, stats, l2s, n_classes: int, tol: float, rtol: float, cfg):
+    """The loose fits along the regularisation path: the strongest L2 first (every layer at
+    once), each next point started from the previous point's solution."""
+    import torch
+
+    from xprobe.probe.convex import LrFit, fit_lr, lbfgs_history
+
+    k = 1 if n_classes == 2 else n_classes
+    theta = [torch.zeros((x.shape[1] + 1, len(l2s), k), dtype=torch.float64) for x in xs]
+    history = cfg.history or lbfgs_history(sum(t.numel() for t in theta))
+    start, iters, evals, ok = None, 0, 0, True
+    for g in sorted(range(len(l2s)), key=lambda i: -l2s[i]):
+        fit = fit_lr(xs, y, stats, [l2s[g]], n_classes, tol, cfg.max_iter, start, rtol=rtol,
+                     history=history)  # fmt: skip
+        for t, s in zip(theta, fit.theta, strict=True):
+            t[:, g] = s[:, 0]
+        start, iters, evals, ok = fit.theta, iters + fit.iterations, evals + fit.evaluations, ok
+    return LrFit(theta, iters, evals, ok and fit.converged, n_classes)

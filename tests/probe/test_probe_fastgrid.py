@@ -124,3 +124,16 @@ def test_narrow_problems_are_solved_as_before(monkeypatch):
     np.testing.assert_array_equal(runs[0][0], runs[1][0])
     np.testing.assert_array_equal(runs[0][1], runs[1][1])
     assert runs[1][3].screen is None and runs[0][3].iterations == runs[1][3].iterations
+
+
+def test_an_unknown_measure_is_one_clear_error(monkeypatch):
+    from xprobe.errors import XProbeError
+    from xprobe.probe.widelr import enabled
+
+    monkeypatch.setenv("XPROBE_LR_GRID", "wide,scren")
+    with pytest.raises(XProbeError, match=r"unknown measure.*scren; valid: exhaustive"):
+        enabled("wide")
+    monkeypatch.setenv("XPROBE_LR_GRID", "exhaustive")
+    assert not enabled("wide") and not enabled("screen")
+    monkeypatch.delenv("XPROBE_LR_GRID")
+    assert enabled("wide") and enabled("screen") and not enabled("path")

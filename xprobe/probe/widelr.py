@@ -42,7 +42,14 @@ def enabled(measure: str) -> bool:
     value = os.environ.get("XPROBE_LR_GRID")
     if value is None:
         return measure in DEFAULT
-    return measure in {v.strip() for v in value.split(",")}
+    names = {v.strip() for v in value.split(",")} - {""}
+    bad = names - {*MEASURES, "exhaustive"}
+    if bad:
+        from xprobe.errors import XProbeError
+
+        raise XProbeError(f"XPROBE_LR_GRID: unknown measure(s) {', '.join(sorted(bad))}; "
+                          f"valid: exhaustive, or any of {', '.join(MEASURES)}")  # fmt: skip
+    return measure in names
 
 
 def wide_loss_grad(x, y, mean, std, th, l2):

@@ -231,7 +231,7 @@ class _Objective:
         from xprobe.probe.widelr import wide_loss_grad
 
         x, y, (mean, std), l2 = self.xs[i], self.ys[i], self.stats[i], self.l2s[i]
-        if mask is None or bool(mask.all()):
+        if mask is None or isinstance(mask, bool) or bool(mask.all()):
             return wide_loss_grad(x, y, mean, std, th, l2)
         idx = mask.nonzero().view(-1)
         f, g = wide_loss_grad(x, y, mean, std, th[:, idx], l2[:, idx])

@@ -136,4 +136,4 @@ def test_an_unknown_measure_is_one_clear_error(monkeypatch):
     monkeypatch.setenv("XPROBE_LR_GRID", "exhaustive")
     assert not enabled("wide") and not enabled("screen")
     monkeypatch.delenv("XPROBE_LR_GRID")
-    assert enabled("wide") and enabled("screen") and not enabled("path")
+    assert enabled("wide") and enabled("screen") and enabled("path")

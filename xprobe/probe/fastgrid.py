@@ -5,12 +5,18 @@ every (layer, L2) point to the certified optimum (:mod:`xprobe.probe.convex`) is
 selection needs. The screened search:
 
 1. **screen**: every (layer, L2) point is fitted to a loose tolerance (:data:`SCREEN_TOL`,
-   :data:`SCREEN_RTOL`) and scored on the validation split;
+   :data:`SCREEN_RTOL`) and scored on the validation split; along the regularisation path
+   (``path``: the strongest L2 first, every layer at once, each point started from the
+   previous point's solution; with per-block evaluation a point costs its own columns only);
 2. **polish**: per layer, the points whose loose validation accuracy is within
    :func:`margin` of the layer's best are solved on to the certified optimum (``tol``,
    ``rtol``), warm-started from their loose solution, and scored again;
 3. **re-check**: a point not polished whose loose accuracy plus the margin reaches the best
-   polished accuracy (the polish lowered it) is polished too, until none is left.
+   polished accuracy (the polish lowered it) is polished too, until none is left;
+4. **near-ties**: polished points within :data:`TIE_ITEMS` validation items of the best are
+   solved on to a tight tolerance (:data:`TIGHT_TOL`, :data:`TIGHT_RTOL`) and selected again
+   (two certified solutions of one point may differ by an item: a near-tie is decided on the
+   optimum's accuracies, not on where a solver stopped).
 
 The margin is the largest change of a point's validation accuracy between its loose and its
 converged solution that the rule allows for: when every point's change is within it, the
@@ -40,7 +46,8 @@ SCREEN_RTOL = 3e-2  # its certified suboptimality, relative to the objective
 MARGIN = 0.02  # validation accuracy (a fraction): at least this
 MARGIN_ITEMS = 5  # and at least this many validation items
 TIE_ITEMS = 2  # polished points this close to the best: a near-tie, solved tight
-TIGHT_TOL, TIGHT_RTOL = 1e-7, 1e-6  # the near-ties' tolerances
+TIGHT_TOL, TIGHT_RTOL = 1e-6, 1e-5  # the near-ties' tolerances
+TIGHT_MAX_ITER = 200  # and iterations at most (a tight solve starts certified)
 
 
 def margin(n_dev: int) -> float:
@@ -119,7 +126,7 @@ def _polish(xs, y, stats, theta, new, l2s, n_classes: int, cfg, size: int, tight
         [[l2s[g] for g in c] for c in cols],
         n_classes,
         min(cfg.tol, TIGHT_TOL) if tight else cfg.tol,
-        cfg.max_iter,
+        min(cfg.max_iter, TIGHT_MAX_ITER) if tight else cfg.max_iter,
         [theta[i][:, c] for i, c in zip(layers, cols, strict=True)],
         rtol=min(cfg.rtol, TIGHT_RTOL) if tight else cfg.rtol,
         history=cfg.history or lbfgs_history(size),
@@ -137,11 +144,11 @@ def _screen_path(xs, y, stats, l2s, n_classes: int, tol: float, rtol: float, cfg
     k = 1 if n_classes == 2 else n_classes
     theta = [torch.zeros((x.shape[1] + 1, len(l2s), k), dtype=torch.float64) for x in xs]
     history = cfg.history or lbfgs_history(sum(t.numel() for t in theta))
-    start, iters, evals, ok = None, 0, 0, True
+    start, iters, evals = None, 0, 0
     for g in sorted(range(len(l2s)), key=lambda i: -l2s[i]):
         fit = fit_lr(xs, y, stats, [l2s[g]], n_classes, tol, cfg.max_iter, start, rtol=rtol,
                      history=history)  # fmt: skip
         for t, s in zip(theta, fit.theta, strict=True):
             t[:, g] = s[:, 0]
-        start, iters, evals, ok = fit.theta, iters + fit.iterations, evals + fit.evaluations, ok
-    return LrFit(theta, iters, evals, ok and fit.converged, n_classes)
+        start, iters, evals = fit.theta, iters + fit.iterations, evals + fit.evaluations
+    return LrFit(theta, iters, evals, False, n_classes)  # loose: not certified

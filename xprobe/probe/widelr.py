@@ -20,8 +20,8 @@ refine` switches that input to the narrow kernel's float64 products, as before.
 ``XPROBE_LR_GRID`` (a comma-separated list of measures, or ``exhaustive`` for none of them)
 selects the measures of issue 30 for benchmarks (:func:`enabled`); the default is every kept
 measure: ``wide`` (this kernel and per-block evaluation), ``screen`` (a loose fit of every grid
-point, then only the candidates solved to the certified optimum:
-:mod:`xprobe.probe.fastgrid`).
+point, then only the candidates solved to the certified optimum) and ``path`` (the loose fits
+along the regularisation path, warm-started: :mod:`xprobe.probe.fastgrid`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ __all__ = ["CHUNK_ELEMS", "MEASURES", "WIDE", "enabled", "wide_loss_grad"]
 WIDE = 256  # columns (grid points x classes) from which the wide kernel is used
 CHUNK_ELEMS = 1 << 22  # logits per chunk (16 MB of float32)
 MEASURES = ("wide", "screen", "path")
-DEFAULT = ("wide", "screen")  # kept (docs/probing.md); "path": measured, not kept
+DEFAULT = MEASURES  # all kept (docs/probing.md)
 
 
 def enabled(measure: str) -> bool:

@@ -22,6 +22,10 @@ progress (a failed line search before its test holds), that layer's products bec
 (:meth:`_Objective.refine`); a block that still cannot reach its test stops and is reported
 unconverged. After ``max_iter`` iterations a block stops too (logged).
 
+Many classes (grid points x classes at least 256: WC): a float32 row-major kernel evaluating
+only the blocks still searching (:mod:`xprobe.probe.widelr`), and :func:`fit_select` screens
+the grid (loose fits, then only the candidates certified: :mod:`xprobe.probe.fastgrid`).
+
 Memory and speed: the standardisation is folded into the weights (``((x - m) / s) W + b =
 x (W / s) + (b - m W / s)``), so the raw rows are read once per evaluation, chunk by chunk, and
 no standardised copy is made. Sums are float64 across chunks; the products are float32 (a column

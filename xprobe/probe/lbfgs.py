@@ -6,7 +6,9 @@ step length and curvature scaling, and was measured to take 3x the iterations of
 alone. Here every block (a slice ``[:, b, :]`` of a parameter tensor ``(P, G, K)``) has its own
 two-loop recursion (its own ``s^T y``, scaling and step), its own backtracking (Armijo) line
 search and its own stopping test, while one call of the objective evaluates every block: the
-passes over the data are shared, the iterations are those of the slowest block alone.
+passes over the data are shared, the iterations are those of the slowest block alone. During a
+line search the objective is told which blocks still search (a ``(G,)`` mask per input); one
+that computes those only (the many-class kernel) does not pay for the blocks that stopped.
 
 A block stops when its stopping test holds (``stop``; default: its largest gradient component
 is at most ``tol``). When a block's line search fails or a step no longer changes its value

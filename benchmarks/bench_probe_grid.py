@@ -4,7 +4,7 @@ Every (layer, L2) point of xprobe's default grid (1e-5..1e-1) is fitted on the s
 ``fit_select`` (:mod:`xprobe.probe.convex`) once per setting of ``XPROBE_LR_GRID``:
 ``exhaustive`` (every point solved to the certified optimum, the narrow kernel: the path
 before issue 30), ``wide`` (the float32 many-class kernel, per-block evaluation), and
-``wide,screen`` (the default: a loose screen, then the candidates polished) and
+``wide,screen`` (a loose screen, then the candidates polished; opt-in) and
 ``wide,screen,path`` (the screen along the regularisation path, strongest L2 first, each point
 warm-started from the previous one). Per setting: wall
 time, L-BFGS iterations and evaluations, and per layer the selected L2, its validation and test

@@ -76,7 +76,7 @@ def test_screened_grid_selects_the_exhaustive_point(seed, monkeypatch):
     monkeypatch.setenv("XPROBE_LR_GRID", "exhaustive")
     tight, tight_best, tight_sel = _select(xs, y, 60, 500, 300, tol=1e-7, rtol=1e-6)
     _, full_best, full_sel = _select(xs, y, 60, 500, 300)
-    monkeypatch.delenv("XPROBE_LR_GRID")
+    monkeypatch.setenv("XPROBE_LR_GRID", "wide,screen,path")  # opt-in
     fast, fast_best, fast_sel = _select(xs, y, 60, 500, 300)
     assert fast.screen is not None and tight.screen is None  # the screened path ran
     assert fast_sel == tight_sel, (fast_best, tight_best)
@@ -98,7 +98,7 @@ def test_polish_and_recheck_reach_every_point_that_could_catch_up(monkeypatch):
     xs, y = _many(1100, 16, 60, seed=4)
     monkeypatch.setenv("XPROBE_LR_GRID", "exhaustive")
     _, full_best, full_sel = _select(xs, y, 60, 700, 400)
-    monkeypatch.delenv("XPROBE_LR_GRID")
+    monkeypatch.setenv("XPROBE_LR_GRID", "wide,screen,path")  # opt-in
     _, some_best, some_sel = _select(xs, y, 60, 700, 400)
     polished = ~np.isclose(some_best, full_best, atol=1e-12)  # loose ones mostly differ
     monkeypatch.setattr(fastgrid, "MARGIN", 1.0)
@@ -136,4 +136,4 @@ def test_an_unknown_measure_is_one_clear_error(monkeypatch):
     monkeypatch.setenv("XPROBE_LR_GRID", "exhaustive")
     assert not enabled("wide") and not enabled("screen")
     monkeypatch.delenv("XPROBE_LR_GRID")
-    assert enabled("wide") and enabled("screen") and enabled("path")
+    assert enabled("wide") and not enabled("screen") and not enabled("path")

@@ -27,9 +27,11 @@ against the margin, and ``tests/probe/test_probe_fastgrid.py`` compares the sele
 exhaustive grid's on seeded problems. Points not polished keep their loose solutions and
 validation accuracies (:attr:`ProbeResult.grid_dev`); the selected point is always polished.
 
-Used for wide problems only (:func:`applies`: many classes, where the fit costs most); the
-narrow ones (binary, a few classes) are solved exhaustively as before, so their records are
-unchanged.
+Opt-in (``XPROBE_LR_GRID=wide,screen`` or ``wide,screen,path``): faster where the grid's
+points are well apart, 3.8x slower on a near-chance task where every point is a near-tie (real
+WC at one row per class, ``docs/probing.md``). Used for wide problems only (:func:`applies`:
+many classes, where the fit costs most); the narrow ones (binary, a few classes) are solved
+exhaustively as before, so their records are unchanged.
 """
 
 from __future__ import annotations

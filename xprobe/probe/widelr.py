@@ -18,10 +18,11 @@ When float32 can no longer resolve a block's progress, :meth:`~xprobe.probe.conv
 refine` switches that input to the narrow kernel's float64 products, as before.
 
 ``XPROBE_LR_GRID`` (a comma-separated list of measures, or ``exhaustive`` for none of them)
-selects the measures of issue 30 for benchmarks (:func:`enabled`); the default is every kept
-measure: ``wide`` (this kernel and per-block evaluation), ``screen`` (a loose fit of every grid
-point, then only the candidates solved to the certified optimum) and ``path`` (the loose fits
-along the regularisation path, warm-started: :mod:`xprobe.probe.fastgrid`).
+selects the measures of issue 30 (:func:`enabled`): ``wide`` (this kernel and per-block
+evaluation; the default), ``screen`` (a loose fit of every grid point, then only the
+candidates solved to the certified optimum) and ``path`` (the loose fits along the
+regularisation path, warm-started: :mod:`xprobe.probe.fastgrid`), both opt-in: faster where
+the grid's points are well apart, much slower on near-chance tasks (near-ties everywhere).
 """
 
 from __future__ import annotations
@@ -33,12 +34,12 @@ __all__ = ["CHUNK_ELEMS", "MEASURES", "WIDE", "enabled", "wide_loss_grad"]
 WIDE = 256  # columns (grid points x classes) from which the wide kernel is used
 CHUNK_ELEMS = 1 << 22  # logits per chunk (16 MB of float32)
 MEASURES = ("wide", "screen", "path")
-DEFAULT = MEASURES  # all kept (docs/probing.md)
+DEFAULT = ("wide",)  # kept by default; screen, path: opt-in (docs/probing.md says why)
 
 
 def enabled(measure: str) -> bool:
-    """Whether ``measure`` (of :data:`MEASURES`) is on: ``XPROBE_LR_GRID`` unset means all;
-    ``exhaustive`` none (the certified solve of every grid point, the narrow kernel)."""
+    """Whether ``measure`` (of :data:`MEASURES`) is on: ``XPROBE_LR_GRID`` unset means
+    :data:`DEFAULT`; ``exhaustive`` none (every grid point certified, the narrow kernel)."""
     value = os.environ.get("XPROBE_LR_GRID")
     if value is None:
         return measure in DEFAULT

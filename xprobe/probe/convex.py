@@ -22,6 +22,10 @@ progress (a failed line search before its test holds), that layer's products bec
 (:meth:`_Objective.refine`); a block that still cannot reach its test stops and is reported
 unconverged. After ``max_iter`` iterations a block stops too (logged).
 
+Many classes (grid points x classes at least 256: WC): a float32 row-major kernel evaluating
+only the blocks still searching (:mod:`xprobe.probe.widelr`), and :func:`fit_select` screens
+the grid (loose fits, then only the candidates certified: :mod:`xprobe.probe.fastgrid`).
+
 Memory and speed: the standardisation is folded into the weights (``((x - m) / s) W + b =
 x (W / s) + (b - m W / s)``), so the raw rows are read once per evaluation, chunk by chunk, and
 no standardised copy is made. Sums are float64 across chunks; the products are float32 (a column
@@ -57,6 +61,7 @@ class LrFit:
     evaluations: int
     converged: bool
     n_classes: int
+    screen: object = None  # screened search: the loose fit's validation accuracies (L, G)
 
     def logits_of(self, layer: int, feats, g: int):
         """``(n, C)`` logits of grid point ``g`` on every row of ``feats`` (Features)."""
@@ -137,7 +142,11 @@ class _Objective:
         self.xs, self.k = xs, k
         self.ys = list(y) if isinstance(y, (list, tuple)) else [y] * len(xs)
         dev = xs[0].device
-        self.l2 = torch.tensor(list(l2s), dtype=torch.float64, device=dev).view(1, -1, 1)
+        # l2s: one grid for every input, or one per input (a polish of a few points per layer)
+        per_input = len(l2s) > 0 and isinstance(l2s[0], (list, tuple))
+        grids = [list(v) for v in l2s] if per_input else [list(l2s)] * len(xs)
+        self.l2s = [torch.tensor(v, dtype=torch.float64, device=dev).view(1, -1, 1) for v in grids]
+        self.l2 = self.l2s[0]
         self.stats = stats or [
             (torch.zeros(x.shape[1], device=dev), torch.ones(x.shape[1], device=dev)) for x in xs
         ]
@@ -156,57 +165,92 @@ class _Objective:
         """The stopping test: every gradient component at most ``tol`` and, for ``l2 > 0``,
         the certified suboptimality ``|grad_W|^2 / (2 l2)`` (the objective is ``l2``-strongly
         convex in ``W``) at most ``rtol`` times the objective."""
-        l2 = self.l2.view(-1)
 
         def test(i: int, f, g):
+            l2 = self.l2s[i].view(-1)
             small = g.abs().amax(dim=(0, 2)) <= tol
             bound = (g[:-1] ** 2).sum(dim=(0, 2)) / (2 * l2.clamp_min(1e-300))
             return small & ((l2 <= 0) | (bound <= rtol * f.abs()))
 
         return test
 
-    def __call__(self, thetas: list, active: list[bool] | None = None) -> tuple[list, list]:
+    def __call__(self, thetas: list, active: list | None = None) -> tuple[list, list]:
         """Per input, the objective of every grid point ``(G,)`` and the gradients (None for
-        an input that ``active`` leaves out: every block of it has stopped)."""
-        import torch
-
+        an input that ``active`` leaves out: every block of it has stopped). ``active[i]``: a
+        bool, or a ``(G,)`` bool mask of the blocks needed; a wide input (:func:`_wide`)
+        computes those blocks only, the others hold zeros."""
         self.evals += 1
         values, grads = [], []
-        for i, (x, y, th, (mean, std)) in enumerate(
-            zip(self.xs, self.ys, thetas, self.stats, strict=True)
-        ):
-            if active is not None and not active[i]:
+        for i, th in enumerate(thetas):
+            mask = None if active is None else active[i]
+            if mask is not None and not bool(mask.any() if hasattr(mask, "any") else mask):
                 values.append(None)
                 grads.append(None)
                 continue
-            prec = torch.float64 if self.precise[i] else torch.float32
-            n = max(int(y.shape[0]), 1)
-            d, g, k = th.shape[0] - 1, th.shape[1], th.shape[2]
-            w = th[:d]
-            # standardising folded into the weights: ((x - m) / s) W + b = x W' + b'
-            ws = w / std.double().view(-1, 1, 1)  # W' = W / s
-            w32t = ws.reshape(d, g * k).t().to(prec).contiguous()  # (G*K, d)
-            b = th[d] - torch.einsum("d,dgk->gk", mean.double(), ws)  # b' = b - m W'
-            gw = torch.zeros((d, g * k), dtype=torch.float64, device=x.device)
-            gb = torch.zeros((g, k), dtype=torch.float64, device=x.device)
-            total = torch.zeros(g, dtype=torch.float64, device=x.device)
-            step = _chunk_rows(d)
-            for a in range(0, x.shape[0], step):
-                xc = x[a : a + step].to(prec)
-                z = _rows_times(xc, w32t).double().view(-1, g, k) + b
-                loss, gz = _loss_grad(z, y[a : a + step], k)
-                total += loss / n
-                gz = gz / n
-                # (gz^T x)^T: torch's x^T @ gz with a narrow gz is 30x slower on the CPU
-                gw += (gz.reshape(-1, g * k).to(prec).t() @ xc).t().double()
-                gb += gz.sum(0)
-            # d/dW of x W' + b': (x^T gz - m (1^T gz)) / s
-            gw = gw.view(d, g, k) - mean.double().view(-1, 1, 1) * gb
-            gw = gw / std.double().view(-1, 1, 1) + self.l2 * w
-            total += 0.5 * (self.l2 * w * w).sum(dim=(0, 2))
-            values.append(total)
-            grads.append(torch.cat([gw, gb.unsqueeze(0)], dim=0))
+            if _wide(th) and not self.precise[i]:
+                f, g = self._wide_blocks(i, th, mask)
+            else:
+                f, g = self._input(i, th)
+            values.append(f)
+            grads.append(g)
         return values, grads
+
+    def _input(self, i: int, th):
+        """The objective ``(G,)`` and gradient of input ``i``'s every block (float32 products,
+        or float64 once :meth:`refine` raised them; float64 losses)."""
+        import torch
+
+        x, y, (mean, std), l2 = self.xs[i], self.ys[i], self.stats[i], self.l2s[i]
+        prec = torch.float64 if self.precise[i] else torch.float32
+        n = max(int(y.shape[0]), 1)
+        d, g, k = th.shape[0] - 1, th.shape[1], th.shape[2]
+        w = th[:d]
+        # standardising folded into the weights: ((x - m) / s) W + b = x W' + b'
+        ws = w / std.double().view(-1, 1, 1)  # W' = W / s
+        w32t = ws.reshape(d, g * k).t().to(prec).contiguous()  # (G*K, d)
+        b = th[d] - torch.einsum("d,dgk->gk", mean.double(), ws)  # b' = b - m W'
+        gw = torch.zeros((d, g * k), dtype=torch.float64, device=x.device)
+        gb = torch.zeros((g, k), dtype=torch.float64, device=x.device)
+        total = torch.zeros(g, dtype=torch.float64, device=x.device)
+        step = _chunk_rows(d)
+        for a in range(0, x.shape[0], step):
+            xc = x[a : a + step].to(prec)
+            z = _rows_times(xc, w32t).double().view(-1, g, k) + b
+            loss, gz = _loss_grad(z, y[a : a + step], k)
+            total += loss / n
+            gz = gz / n
+            # (gz^T x)^T: torch's x^T @ gz with a narrow gz is 30x slower on the CPU
+            gw += (gz.reshape(-1, g * k).to(prec).t() @ xc).t().double()
+            gb += gz.sum(0)
+        # d/dW of x W' + b': (x^T gz - m (1^T gz)) / s
+        gw = gw.view(d, g, k) - mean.double().view(-1, 1, 1) * gb
+        gw = gw / std.double().view(-1, 1, 1) + l2 * w
+        total += 0.5 * (l2 * w * w).sum(dim=(0, 2))
+        return total, torch.cat([gw, gb.unsqueeze(0)], dim=0)
+
+    def _wide_blocks(self, i: int, th, mask):
+        """:meth:`_input` for a wide input, of the blocks in ``mask`` only (None: all)."""
+        import torch
+
+        from xprobe.probe.widelr import wide_loss_grad
+
+        x, y, (mean, std), l2 = self.xs[i], self.ys[i], self.stats[i], self.l2s[i]
+        if mask is None or isinstance(mask, bool) or bool(mask.all()):
+            return wide_loss_grad(x, y, mean, std, th, l2)
+        idx = mask.nonzero().view(-1)
+        f, g = wide_loss_grad(x, y, mean, std, th[:, idx], l2[:, idx])
+        full_f = torch.zeros(th.shape[1], dtype=f.dtype, device=f.device)
+        full_g = torch.zeros_like(th)
+        full_f[idx], full_g[:, idx] = f, g
+        return full_f, full_g
+
+
+def _wide(th) -> bool:
+    """Many multinomial columns (``G*K`` at least :data:`~xprobe.probe.widelr.WIDE`): the
+    float32 kernel of :mod:`xprobe.probe.widelr` and per-block evaluation."""
+    from xprobe.probe.widelr import WIDE, enabled
+
+    return th.shape[2] > 1 and th.shape[1] * th.shape[2] >= WIDE and enabled("wide")
 
 
 def fit_lr(
@@ -270,6 +314,10 @@ def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, c
     xs = [f.x[0] for f in trs]
     stats = None if trs[0].stats is None else [f.stats[0] for f in trs]
     l2s = [pt.l2 for pt in points]
+    from xprobe.probe.fastgrid import applies, fit_screened
+
+    if applies(len(l2s), n_classes):  # many classes: screen, then polish the candidates
+        return fit_screened(xs, ytr, stats, vas, yva, l2s, n_classes, cfg, init)
     fit = fit_lr(xs, ytr, stats, l2s, n_classes, cfg.tol, cfg.max_iter, init,
                  rtol=cfg.rtol, history=cfg.history)  # fmt: skip
     best = np.stack([fit.dev_accuracies(i, va, yva) for i, va in enumerate(vas)])

@@ -6,7 +6,9 @@ step length and curvature scaling, and was measured to take 3x the iterations of
 alone. Here every block (a slice ``[:, b, :]`` of a parameter tensor ``(P, G, K)``) has its own
 two-loop recursion (its own ``s^T y``, scaling and step), its own backtracking (Armijo) line
 search and its own stopping test, while one call of the objective evaluates every block: the
-passes over the data are shared, the iterations are those of the slowest block alone.
+passes over the data are shared, the iterations are those of the slowest block alone. During a
+line search the objective is told which blocks still search (a ``(G,)`` mask per input); one
+that computes those only (the many-class kernel) does not pay for the blocks that stopped.
 
 A block stops when its stopping test holds (``stop``; default: its largest gradient component
 is at most ``tol``). When a block's line search fails or a step no longer changes its value
@@ -41,14 +43,24 @@ def _direction(g, hist: list, gamma):
     return -r
 
 
-def _evaluate(fun: Callable, thetas: list, active: list[bool], last: tuple) -> tuple[list, list]:
-    """``fun`` on the inputs with a block still searching; the others keep ``last`` (their
-    values at the same point: an input's value depends on its own parameters only)."""
-    if all(active):
+def _evaluate(fun: Callable, thetas: list, active: list, last: tuple) -> tuple[list, list]:
+    """``fun`` on the blocks still searching (``active``: per input, a ``(G,)`` bool mask);
+    the others keep ``last`` (their values at the same point: a block's value depends on its
+    own parameters only, so a recomputation would give the same)."""
+    import torch
+
+    if all(bool(a.all()) for a in active):
         return fun(thetas)
     values, grads = fun(thetas, active)
-    return ([v if a else lv for v, a, lv in zip(values, active, last[0], strict=True)],
-            [g if a else lg for g, a, lg in zip(grads, active, last[1], strict=True)])  # fmt: skip
+    vs, gs = [], []
+    for v, g, a, lv, lg in zip(values, grads, active, last[0], last[1], strict=True):
+        if v is None:
+            vs.append(lv)
+            gs.append(lg)
+        else:
+            vs.append(torch.where(a, v, lv))
+            gs.append(torch.where(a.view(1, -1, 1), g, lg))
+    return vs, gs
 
 
 def _max_grad_test(tol: float) -> Callable:
@@ -104,7 +116,7 @@ def minimise(
         for _ in range(40):  # backtracking until every block satisfies Armijo
             trial = [th + (t.view(1, -1, 1) * d) for th, t, d in zip(thetas, steps, dirs,
                                                                       strict=True)]  # fmt: skip
-            fn, gn = _evaluate(fun, trial, [not bool(o.all()) for o in ok], fn_gn)
+            fn, gn = _evaluate(fun, trial, [~o for o in ok], fn_gn)
             fn_gn = (fn, gn)
             for i in range(len(thetas)):
                 ok[i] = ok[i] | (fn[i] <= f[i] + 1e-4 * steps[i] * gtd[i])
@@ -135,7 +147,8 @@ def minimise(
                 stuck.append((i, limit))
         raised = [i for i, _ in stuck if refine is not None and refine(i)]
         if raised:
-            f2, g2 = _evaluate(fun, thetas, [i in raised for i in range(len(thetas))], (f, g))
+            f2, g2 = _evaluate(fun, thetas, [torch.full_like(dn, i in raised) for i, dn
+                                              in enumerate(done)], (f, g))  # fmt: skip
             for i in raised:
                 f[i], g[i] = f2[i], g2[i]  # the same point at the new precision
                 done[i] = done[i] | stop(i, f[i], g[i])

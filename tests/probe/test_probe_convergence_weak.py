@@ -93,7 +93,14 @@ def _check_against_sklearn(xtr, ytr, xva, yva):
         sk_va.append(sk.score(zva, yva))
     # near-optimal weights may flip a borderline item or two, no more
     np.testing.assert_allclose(ours_va, sk_va, atol=2 / len(yva))
-    assert select(np.array(ours_va), "converged") == select(np.array(sk_va), "converged")
+    ours, ref = select(np.array(ours_va), "converged"), select(np.array(sk_va), "converged")
+    # the point selected is as good on the reference's own accuracies as its choice, to 2 items;
+    # the same point unless the reference's two best points are a near-tie (2 items or fewer:
+    # only a far tighter solve than either side's tolerance settles those)
+    assert sk_va[ours] >= sk_va[ref] - 2 / len(yva) - 1e-9, (ours_va, sk_va)
+    top = sorted(sk_va)[-2:]
+    if top[1] - top[0] > 2 / len(yva):
+        assert ours == ref, (ours_va, sk_va)
 
 
 def test_float64_products_when_float32_cannot_resolve_progress(caplog):

@@ -37,8 +37,6 @@ log = logging.getLogger(__name__)
 
 CONNECT_SECONDS = 10  # how long a scheduler address may stay silent
 NO_WORKER_SECONDS = 120  # how long the cluster may have no worker while steps are to do
-GPU_STAGES = ("train-nli", "map", "probe")
-CPU_ENCODERS = ("bov:", "pmeans:", "npy:", "python:")  # probe specs that need no GPU
 PROBE_FILE = "cluster-check"
 _ONE_STEP = threading.Lock()  # one step at a time in a worker process (see run_alone)
 
@@ -61,20 +59,9 @@ def connect(address: str, timeout: float | None = None) -> Any:
 
 
 def wants_gpu(step: Step) -> bool:
-    """Whether ``step`` runs on a GPU: a train-nli, map or (neural encoder) probe step whose
-    command says ``--device cuda``."""
-    if step.stage not in GPU_STAGES or step.action[0] != "cli":
-        return False
-    for argv in step.action[1]:
-        devices = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--device"]
-        if not any(d.startswith("cuda") for d in devices):
-            continue
-        if step.stage != "probe":
-            return True
-        encoders = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--encoder"]
-        if any(not e.startswith(CPU_ENCODERS) for e in encoders):
-            return True
-    return False
+    """Whether ``step`` runs on a GPU: the study file's reader decided it (a train-nli, map or
+    neural-encoder probe step of a study whose ``device`` is ``cuda``)."""
+    return step.gpu
 
 
 def resources(step: Step) -> dict[str, float] | None:

@@ -52,6 +52,7 @@ class Step:
     reads: tuple[str, ...] = ()  # further input files no argument names (a language profile)
     runtime: tuple[str, ...] = ()  # CLI flags that change how, not what (--workers): no setting
     origin: str = ""  # the study-file entry it comes from (``[nli.NAME]``), for error messages
+    gpu: bool = False  # wants a GPU (decided where the study file is read): a cluster's GPU worker
 
     def strings(self) -> list[str]:
         """Every string in the action (arguments, keyword values), for finding inputs."""

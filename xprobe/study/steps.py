@@ -17,6 +17,8 @@ from xprobe.study.language import flags, language_steps
 from xprobe.study.state import Step
 from xprobe.study.treebanks import coverage_step, export_steps, treebank_steps
 
+CPU_KINDS = ("bov", "pmeans", "npy", "python")  # encoder kinds whose probes need no GPU
+
 __all__ = ["all_steps"]
 
 
@@ -181,7 +183,8 @@ def _nli(ctx: Any, name: str, n: dict) -> list[Step]:
     argv += ["--out", out, *flags(n["options"]), "--device", study["device"]]
     argv += ["--seed", str(study["seed"])]
     runtime = ("--threads", str(study["threads"]))
-    return [Step(f"train-nli-{name}", "train-nli", ("cli", [argv]), (out,), out, runtime=runtime)]
+    return [Step(f"train-nli-{name}", "train-nli", ("cli", [argv]), (out,), out, runtime=runtime,
+                 gpu=_cuda(study))]  # fmt: skip
 
 
 def _mapping(ctx: Any, name: str, m: dict) -> list[Step]:
@@ -218,7 +221,8 @@ def _mapping(ctx: Any, name: str, m: dict) -> list[Step]:
     argv += [*flags(m["options"]), "--target-lang", m["lang"], "--out", out]
     argv += ["--device", study["device"], "--seed", str(study["seed"])]
     runtime = ("--threads", str(study["threads"]))
-    return [Step(f"map-{name}", "map", ("cli", [argv]), (out,), out, reads=reads, runtime=runtime)]
+    return [Step(f"map-{name}", "map", ("cli", [argv]), (out,), out, reads=reads, runtime=runtime,
+                 gpu=_cuda(study))]  # fmt: skip
 
 
 def _probes(ctx: Any, codes: dict[str, str]) -> list[Step]:
@@ -248,9 +252,25 @@ def _probes(ctx: Any, codes: dict[str, str]) -> list[Step]:
             argv += ["--seeds", str(probe["seeds"])] if probe["seeds"] else []
             argv += ["--control"] if probe["control"] else []
             argv += [*flags(data["encoders"][name]["options"]), "--encoder", by_lang[lang]]
+            gpu = _cuda(study) and _neural(by_lang[lang])
             steps.append(Step(f"probe-{lang}-{name}", "probe", ("cli", [argv]), (res,),
-                              origin=f"[encoders.{name}]"))  # fmt: skip
+                              origin=f"[encoders.{name}]", gpu=gpu))  # fmt: skip
     return steps
+
+
+def _cuda(study: dict) -> bool:
+    """Whether the study's neural steps run on a GPU (``device = "cuda"`` or ``"cuda:N"``)."""
+    return str(study["device"]).startswith("cuda")
+
+
+def _neural(text: str) -> bool:
+    """Whether a (checked) spec names a neural encoder, whose probe wants the GPU."""
+    from xprobe.encoders.encoder_spec import EncoderSpec
+
+    try:
+        return EncoderSpec.parse(text).kind not in CPU_KINDS
+    except XProbeError:  # said once already, by the study check
+        return False
 
 
 def _specs(ctx: Any, name: str, e: dict, codes: dict[str, str]) -> dict[str, str]:

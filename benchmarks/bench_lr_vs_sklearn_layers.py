@@ -138,7 +138,7 @@ def xprobe_layers(layers, x, y, l2s) -> list[dict]:
     import torch
 
     from xprobe.probe.classifiers import TrainConfig, grid_points, protocol_config, select
-    from xprobe.probe.convex import fit_select
+    from xprobe.probe.fastgrid import fit_select
     from xprobe.probe.features import Features, standardisers
 
     xs = {s: [x[s][k] for k in layers] for s in x}

@@ -1,7 +1,7 @@
 """The converged ``lr`` grid, exhaustive against screened (issue 30), side by side in one run.
 
 Every (layer, L2) point of xprobe's default grid (1e-5..1e-1) is fitted on the same data by
-``fit_select`` (:mod:`xprobe.probe.convex`) once per setting of ``XPROBE_LR_GRID``:
+``fit_select`` (:mod:`xprobe.probe.fastgrid`) once per setting of ``XPROBE_LR_GRID``:
 ``exhaustive`` (every point solved to the certified optimum, the narrow kernel: the path
 before issue 30), ``wide`` (the float32 many-class kernel, per-block evaluation), and
 ``wide,screen`` (a loose screen, then the candidates polished; opt-in) and
@@ -93,7 +93,7 @@ def run(setting: str, layers, y, args) -> dict:
     import torch
 
     from xprobe.probe.classifiers import TrainConfig, grid_points
-    from xprobe.probe.convex import fit_select
+    from xprobe.probe.fastgrid import fit_select
     from xprobe.probe.features import Features, standardisers
 
     os.environ["XPROBE_LR_GRID"] = setting

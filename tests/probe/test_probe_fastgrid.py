@@ -29,7 +29,7 @@ def _select(xs, y, k: int, n_tr: int, n_va: int, **tols):
     import torch
 
     from xprobe.probe.classifiers import TrainConfig, grid_points, select
-    from xprobe.probe.convex import fit_select
+    from xprobe.probe.fastgrid import fit_select
     from xprobe.probe.features import Features, standardisers
 
     stats = standardisers([x[:n_tr] for x in xs])

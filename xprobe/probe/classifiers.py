@@ -202,7 +202,7 @@ def train_select(
     tr, va, te = (Features([a], stats, device) for a in (xtr, xva, xte))
     ytr_t, yva_t, yte_t = (torch.as_tensor(np.asarray(a), device=device) for a in (ytr, yva, yte))
     if kind == "lr" and cfg.protocol == "converged":
-        from xprobe.probe.convex import fit_select
+        from xprobe.probe.fastgrid import fit_select
 
         fit, best = fit_select([tr], ytr_t, [va], yva_t, points, c, cfg, init)
         sel = select(best[0], cfg.protocol)

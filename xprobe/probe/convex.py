@@ -23,8 +23,9 @@ progress (a failed line search before its test holds), that layer's products bec
 unconverged. After ``max_iter`` iterations a block stops too (logged).
 
 Many classes (grid points x classes at least 256: WC): a float32 row-major kernel evaluating
-only the blocks still searching (:mod:`xprobe.probe.widelr`), and :func:`fit_select` screens
-the grid (loose fits, then only the candidates certified: :mod:`xprobe.probe.fastgrid`).
+only the blocks still searching (:mod:`xprobe.probe.widelr`), and
+:func:`xprobe.probe.fastgrid.fit_select` may screen the grid (loose fits, then only the
+candidates certified).
 
 Memory and speed: the standardisation is folded into the weights (``((x - m) / s) W + b =
 x (W / s) + (b - m W / s)``), so the raw rows are read once per evaluation, chunk by chunk, and
@@ -299,26 +300,3 @@ def fit_lr(
 def lbfgs_history(size: int) -> int:
     """L-BFGS pairs kept for ``size`` parameters: s and y pairs within about 200 MB."""
     return max(3, min(100, int(2e8 // (16 * max(size, 1)))))
-
-
-def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, cfg,
-               init: list | None = None):  # fmt: skip
-    """Fit every (layer, grid point) on the training Features ``trs`` (one per layer); return
-    the fit and the validation accuracies ``(L, G)``."""
-    import numpy as np
-
-    from xprobe.errors import XProbeError
-
-    if any(pt.hidden or pt.dropout for pt in points):
-        raise XProbeError("the converged lr solver takes L2 grid points only (no hidden units)")
-    xs = [f.x[0] for f in trs]
-    stats = None if trs[0].stats is None else [f.stats[0] for f in trs]
-    l2s = [pt.l2 for pt in points]
-    from xprobe.probe.fastgrid import applies, fit_screened
-
-    if applies(len(l2s), n_classes):  # many classes: screen, then polish the candidates
-        return fit_screened(xs, ytr, stats, vas, yva, l2s, n_classes, cfg, init)
-    fit = fit_lr(xs, ytr, stats, l2s, n_classes, cfg.tol, cfg.max_iter, init,
-                 rtol=cfg.rtol, history=cfg.history)  # fmt: skip
-    best = np.stack([fit.dev_accuracies(i, va, yva) for i, va in enumerate(vas)])
-    return fit, best

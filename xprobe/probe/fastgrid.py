@@ -1,4 +1,5 @@
-"""The grid costs what it must: only the selected point's optimum must be exact.
+"""The lr grid: every (layer, L2) point fitted and one selected (:func:`fit_select`); the grid
+costs what it must, since only the selected point's optimum must be exact.
 
 The converged ``lr`` probe selects, per layer, the L2 point of best validation accuracy. Solving
 every (layer, L2) point to the certified optimum (:mod:`xprobe.probe.convex`) is more than the
@@ -41,7 +42,7 @@ from collections.abc import Sequence
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MARGIN", "SCREEN_RTOL", "SCREEN_TOL", "applies", "fit_screened", "margin"]
+__all__ = ["MARGIN", "SCREEN_RTOL", "SCREEN_TOL", "applies", "fit_screened", "fit_select", "margin"]
 
 SCREEN_TOL = 1e-3  # largest gradient component of the loose fit
 SCREEN_RTOL = 3e-2  # its certified suboptimality, relative to the objective
@@ -154,3 +155,25 @@ def _screen_path(xs, y, stats, l2s, n_classes: int, tol: float, rtol: float, cfg
             t[:, g] = s[:, 0]
         start, iters, evals = fit.theta, iters + fit.iterations, evals + fit.evaluations
     return LrFit(theta, iters, evals, False, n_classes)  # loose: not certified
+
+
+def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, cfg,
+               init: list | None = None):  # fmt: skip
+    """Fit every (layer, grid point) on the training Features ``trs`` (one per layer); return
+    the fit and the validation accuracies ``(L, G)``."""
+    import numpy as np
+
+    from xprobe.errors import XProbeError
+    from xprobe.probe.convex import fit_lr
+
+    if any(pt.hidden or pt.dropout for pt in points):
+        raise XProbeError("the converged lr solver takes L2 grid points only (no hidden units)")
+    xs = [f.x[0] for f in trs]
+    stats = None if trs[0].stats is None else [f.stats[0] for f in trs]
+    l2s = [pt.l2 for pt in points]
+    if applies(len(l2s), n_classes):  # many classes: screen, then polish the candidates
+        return fit_screened(xs, ytr, stats, vas, yva, l2s, n_classes, cfg, init)
+    fit = fit_lr(xs, ytr, stats, l2s, n_classes, cfg.tol, cfg.max_iter, init,
+                 rtol=cfg.rtol, history=cfg.history)  # fmt: skip
+    best = np.stack([fit.dev_accuracies(i, va, yva) for i, va in enumerate(vas)])
+    return fit, best

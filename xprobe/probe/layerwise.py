@@ -122,7 +122,7 @@ def train_select_layers(
     stats = standardisers(xtr, device) if cfg.standardize else None
     ytr_t, yva_t, yte_t = (torch.as_tensor(np.asarray(a), device=device) for a in (ytr, yva, yte))
     if converged_lr:  # every layer x L2 point in one L-BFGS (widths may differ)
-        from xprobe.probe.convex import fit_select
+        from xprobe.probe.fastgrid import fit_select
 
         def one(xs, i):
             return Features([xs[i]], None if stats is None else [stats[i]], device)

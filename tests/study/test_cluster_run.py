@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from real_cluster import REPO, Cluster
 
+from tests.study.test_sample_study import manifests
 from xprobe.cli import main
 from xprobe.errors import XProbeError
 from xprobe.study import Step, make_plan
@@ -76,20 +77,6 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def outputs(out: Path) -> dict[str, bytes]:
     files = [*out.glob("probing/*/*.txt"), *out.glob("corpus/*/shard-*")]
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(files)}
-
-
-def manifests(out: Path) -> dict[str, object]:
-    """The probing manifests without timings and the output folder's own path."""
-
-    def strip(x: object) -> object:
-        if isinstance(x, dict):
-            return {k: strip(v) for k, v in x.items() if not k.endswith("seconds")}
-        if isinstance(x, list):
-            return [strip(v) for v in x]
-        return x.replace(str(out), "<OUT>") if isinstance(x, str) else x
-
-    return {str(p.relative_to(out)): strip(json.loads(p.read_text("utf-8")))
-            for p in sorted(out.glob("probing/*/manifest.json"))}  # fmt: skip
 
 
 def wait_for(check, timeout: float, what: str, proc: subprocess.Popen) -> object:

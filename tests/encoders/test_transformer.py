@@ -202,5 +202,7 @@ def test_device_choice(tiny_bert: Path) -> None:
         torch.float16 if want == "cuda" else torch.float32
     )
     if not torch.cuda.is_available():
-        with pytest.raises(XProbeError, match="no CUDA device"):
+        with pytest.raises(XProbeError, match="CUDA is not available on this machine"):
             load_transformer(f"hf:{tiny_bert}", device="cuda")
+    with pytest.raises(XProbeError, match="must be auto, cpu, cuda or cuda:N, not 'gpu'"):
+        load_transformer(f"hf:{tiny_bert}", device="gpu")

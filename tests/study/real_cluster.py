@@ -23,10 +23,18 @@ class Cluster:
     """``with Cluster(tmp, workers=2) as c:`` -> ``c.address``; ``c.kill(name)`` kills one worker
     (nanny and worker process) with SIGKILL."""
 
-    def __init__(self, folder: Path, workers: int = 2, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, folder: Path, workers: int = 2, env: dict[str, str] | None = None,
+        worker_args: dict[int, list[str]] | None = None,
+        worker_env: dict[int, dict[str, str]] | None = None,
+    ) -> None:  # fmt: skip
+        """``worker_args``/``worker_env``: more arguments and environment for worker k (1..n),
+        e.g. ``{1: ["--resources", "GPU=1"]}``, ``{2: {"CUDA_VISIBLE_DEVICES": ""}}``."""
         self.folder = folder
         self.n = workers
         self.env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+        self.worker_args = worker_args or {}
+        self.worker_env = worker_env or {}
         self.procs: dict[str, subprocess.Popen] = {}
         self.address = ""
 
@@ -41,11 +49,11 @@ class Cluster:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _spawn(self, name: str, argv: list[str]) -> None:
+    def _spawn(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> None:
         log = open(self.folder / f"{name}.log", "wb")
         self.procs[name] = subprocess.Popen(
-            argv, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True,
-            cwd=self.folder,
+            argv, stdout=log, stderr=subprocess.STDOUT, env={**self.env, **(env or {})},
+            start_new_session=True, cwd=self.folder,
         )  # fmt: skip
         log.close()
 
@@ -66,7 +74,8 @@ class Cluster:
             scratch = str(self.folder / f"w{k}")
             self._spawn(f"w{k}", [dask, "worker", "--scheduler-file", str(sched), "--nthreads",
                                   "1", "--name", f"w{k}", "--no-dashboard",
-                                  "--local-directory", scratch])  # fmt: skip
+                                  "--local-directory", scratch, *self.worker_args.get(k, [])],
+                        self.worker_env.get(k))  # fmt: skip
         self.wait_for_workers(self.n, deadline - time.monotonic())
 
     def _alive(self, name: str) -> None:
@@ -98,6 +107,25 @@ class Cluster:
         with Client(self.address, timeout=20) as c:
             names = {a: w["name"] for a, w in c.scheduler_info()["workers"].items()}
             return {names[a]: [str(k) for k in keys] for a, keys in c.processing().items()}
+
+    def record_tasks(self) -> float:
+        """Start the scheduler's task stream (it records from the first call); the time now."""
+        from distributed import Client
+
+        with Client(self.address, timeout=20) as c:
+            c.get_task_stream()
+        return time.time()
+
+    def tasks_run(self, since: float) -> dict[str, set[str]]:
+        """Worker name -> the keys of the tasks it finished since ``since`` (record_tasks)."""
+        from distributed import Client
+
+        with Client(self.address, timeout=20) as c:
+            names = {a: w["name"] for a, w in c.scheduler_info()["workers"].items()}
+            ran: dict[str, set[str]] = {}
+            for t in c.get_task_stream(start=since):
+                ran.setdefault(names.get(t["worker"], t["worker"]), set()).add(str(t["key"]))
+        return ran
 
     def kill(self, name: str) -> None:
         """SIGKILL the worker ``name``: its nanny and worker process, no goodbye."""

@@ -187,3 +187,40 @@ def test_two_steps_never_run_at_once_in_one_worker_process(tmp_path: Path, dask_
     ]
     run_plan(make_plan(steps, out), scheduler=dask_cluster.scheduler_address)
     assert sorted([(out / "x").read_text(), (out / "y").read_text()]) == ["alone", "met"]
+
+
+def step_argvs(plan) -> dict[str, list[list[str]]]:
+    """Step name -> the xprobe command lines it runs (its "cli" action)."""
+    return {s.step.name: s.step.action[1] for s in plan.steps if s.step.action[0] == "cli"}
+
+
+def device_of(argv: list[str]) -> str | None:
+    return argv[argv.index("--device") + 1] if "--device" in argv else None
+
+
+def test_a_cuda_study_s_cpu_steps_run_on_the_cpu(tmp_path: Path) -> None:
+    """A step that does not ask for the GPU goes to any worker, CPU-only ones too: its command
+    must not ask for CUDA (`--device cuda` on a worker without one stops the step), and must
+    not take the device of whichever worker it lands on (`auto`: results would depend on it)."""
+    plan = cuda_steps(tmp_path)
+    gpu = {s.step.name for s in plan.steps if s.step.gpu}
+    devices = {n: {device_of(a) for a in argvs} - {None} for n, argvs in step_argvs(plan).items()}
+    assert {n for n, d in devices.items() if d} >= {"probe-en-baselines", "probe-en-bov-fasttext"}
+    wrong = {n: d for n, d in devices.items() if d and d != ({"cuda"} if n in gpu else {"cpu"})}
+    assert wrong == {}
+
+
+def test_a_study_on_cuda_n_gives_every_command_a_device_it_accepts(tmp_path: Path) -> None:
+    from xprobe.cli import build_parser
+
+    study = load_study(STUDIES_DIR / "sample.toml", tmp_path / "out",
+                       overrides={"study": {"device": "cuda:1"}})  # fmt: skip
+    plan = make_plan(study.steps, study.out, save_digests=False)
+    parser = build_parser()
+    seen = set()
+    for argvs in step_argvs(plan).values():
+        for argv in argvs:
+            if device_of(argv):
+                args = parser.parse_args(argv)  # argparse exits on a device it refuses
+                seen.add((argv[0], args.device))
+    assert {c for c, d in seen if d == "cuda:1"} == {"train-nli", "map", "probe"}

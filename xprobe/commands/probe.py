@@ -165,9 +165,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--device",
-        choices=("auto", "cpu", "cuda"),
         default="auto",
-        help="where to encode and train (auto: cuda when available)",
+        help="where to encode and train: auto (cuda when available), cpu, cuda or cuda:N",
     )
     p.add_argument(
         "--batch-size",

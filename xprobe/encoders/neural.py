@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from xprobe.encoders.device import resolve_device
 from xprobe.errors import XProbeError
 from xprobe.files import derive_seed
 
@@ -109,19 +110,6 @@ def build_module(arch: str, word_dim: int = 300, **overrides: Any) -> torch.nn.M
     if kind == "attn":
         return SelfAttentiveEncoder(word_dim, pooling=pooling, **params)
     return CNNEncoder(word_dim, pooling=pooling, **params)
-
-
-def resolve_device(device: str = "auto") -> str:
-    """``"auto"`` -> ``"cuda"`` when available else ``"cpu"``; anything else is checked."""
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise XProbeError(f"--device {device}: CUDA is not available on this machine")
-    if device != "cpu" and not device.startswith("cuda"):
-        raise XProbeError(f"--device must be auto, cpu or cuda[:N], not {device!r}")
-    return device
 
 
 def weights_digest(module: torch.nn.Module) -> str:

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from xprobe.encoders.detok import Detokenizer
-from xprobe.encoders.device import resolve_device
+from xprobe.encoders.device import is_cuda, resolve_device
 from xprobe.encoders.encoder_spec import (
     POOLINGS,
     EncoderSpec,
@@ -88,7 +88,7 @@ class TransformerEncoder:
         self.spec, self.loaded, self.device = spec, loaded, device
         self.batch_size = batch_size
         self.model = loaded.model.to(device).eval()
-        if device == "cuda":
+        if is_cuda(device):
             self.model = self.model.half()
         cfg = self.model.config
         n_hidden = int(getattr(cfg, "num_hidden_layers", 0) or 0)

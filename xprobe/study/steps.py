@@ -236,23 +236,25 @@ def _probes(ctx: Any, codes: dict[str, str]) -> list[Step]:
     for lang, code in codes.items():
         folder = data["languages"][lang]["probing"] or str(out / "probing" / lang)
         common = ["--lang", code, *(["--dataset", study["dataset"]] if study["dataset"] else [])]
-        common += ["--device", study["device"], *flags(probe["options"])]
+        opts = flags(probe["options"])
         if probe["baselines"]:
             res = str(out / "results" / lang / "baselines.jsonl")
-            argv = ["probe", "--data", folder, "--out", res, *common,
-                    "--classifier", *probe["baselines"]]  # fmt: skip
+            argv = ["probe", "--data", folder, "--out", res, *common, "--device", _cpu(study),
+                    *opts, "--classifier", *probe["baselines"]]  # fmt: skip
             steps.append(Step(f"probe-{lang}-baselines", "probe", ("cli", [argv]), (res,),
                               origin="[probe] baselines"))  # fmt: skip
         for name, by_lang in specs.items():
             if lang not in by_lang:
                 continue
             res = str(out / "results" / lang / f"{name}.jsonl")
-            argv = ["probe", "--data", folder, "--out", res, *common, "--name", name]
+            gpu = _cuda(study) and _neural(by_lang[lang])
+            device = study["device"] if gpu else _cpu(study)
+            argv = ["probe", "--data", folder, "--out", res, *common, "--device", device,
+                    *opts, "--name", name]  # fmt: skip
             argv += ["--classifier", *cls] if cls else []
             argv += ["--seeds", str(probe["seeds"])] if probe["seeds"] else []
             argv += ["--control"] if probe["control"] else []
             argv += [*flags(data["encoders"][name]["options"]), "--encoder", by_lang[lang]]
-            gpu = _cuda(study) and _neural(by_lang[lang])
             steps.append(Step(f"probe-{lang}-{name}", "probe", ("cli", [argv]), (res,),
                               origin=f"[encoders.{name}]", gpu=gpu))  # fmt: skip
     return steps
@@ -261,6 +263,13 @@ def _probes(ctx: Any, codes: dict[str, str]) -> list[Step]:
 def _cuda(study: dict) -> bool:
     """Whether the study's neural steps run on a GPU (``device = "cuda"`` or ``"cuda:N"``)."""
     return str(study["device"]).startswith("cuda")
+
+
+def _cpu(study: dict) -> str:
+    """The device of a probe step that does not ask for the GPU. In a ``cuda`` study it is
+    ``cpu``: such a step may run on a worker with no GPU, and its results must not depend on
+    which worker ran it. Otherwise the study's own (``cpu`` or ``auto``)."""
+    return "cpu" if _cuda(study) else study["device"]
 
 
 def _neural(text: str) -> bool:

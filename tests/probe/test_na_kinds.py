@@ -97,6 +97,7 @@ def test_records_written_before_kinds_still_load_and_report(results: Path, tmp_p
 
 def test_exports_carry_the_kind(probing: Path, results: Path, tmp_path: Path) -> None:
     pytest.importorskip("pyarrow")
+    pytest.importorskip("datasets")
     out = tmp_path / "hf"
     assert main(["export", "datasets", str(probing), "--out", str(out)]) == 0
     card = (out / "README.md").read_text(encoding="utf-8")

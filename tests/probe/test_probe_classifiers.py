@@ -100,7 +100,7 @@ def test_full_grid_mixes_hidden_sizes_and_dropout():
 def test_unknown_grid_and_device():
     with pytest.raises(XProbeError, match="unknown grid"):
         grid_points("lr", "huge")
-    with pytest.raises(XProbeError, match="unknown device"):
+    with pytest.raises(XProbeError, match="must be auto, cpu, cuda or cuda:N, not 'tpu'"):
         train_select(*_split(*_linear(n=100)), kind="lr", config=TrainConfig(device="tpu"))
 
 

@@ -137,3 +137,44 @@ def test_an_unknown_measure_is_one_clear_error(monkeypatch):
     assert not enabled("wide") and not enabled("screen")
     monkeypatch.delenv("XPROBE_LR_GRID")
     assert enabled("wide") and not enabled("screen") and not enabled("path")
+
+
+def _objectives(fit, xs, y, n_tr: int, k: int):
+    """``(L, G)``: every (layer, point) objective of ``fit`` on the training rows."""
+    import torch
+
+    from xprobe.probe.classifiers import grid_points
+    from xprobe.probe.convex import _Objective
+    from xprobe.probe.features import standardisers
+
+    l2s = [pt.l2 for pt in grid_points("lr", "default")]
+    rows = [torch.from_numpy(x[:n_tr]) for x in xs]
+    obj = _Objective(rows, torch.from_numpy(y[:n_tr]), standardisers([x[:n_tr] for x in xs]),
+                     l2s, k)  # fmt: skip
+    obj.precise = [True] * len(xs)
+    return np.stack([f.numpy() for f in obj(fit.theta)[0]])
+
+
+@pytest.mark.parametrize("seed", [3, pytest.param(4, marks=pytest.mark.slow)])
+def test_blockwise_path_certifies_every_point_and_selects_the_optimum_s(seed, monkeypatch):
+    """``blocks``: each (layer, L2) point solved apart along its path, warm-started. Every
+    point's objective is within the default certificate (``rtol`` 1e-3) of its optimum (the
+    exhaustive grid solved to 1e-6), every layer selects the tight grid's point unless that
+    grid's best two are a near-tie, and a second run gives the same bytes."""
+    import torch
+
+    xs, y = _many(600, 10, 52, seed)  # 5 points x 52 classes: wide
+    monkeypatch.setenv("XPROBE_LR_GRID", "exhaustive")
+    tight, tight_best, tight_sel = _select(xs, y, 52, 300, 300, tol=1e-6, rtol=1e-6)
+    monkeypatch.setenv("XPROBE_LR_GRID", "wide,blocks")
+    runs = [_select(xs, y, 52, 300, 300) for _ in range(2)]
+    fit, best, sel = runs[0]
+    f_opt, f = _objectives(tight, xs, y, 300, 52), _objectives(fit, xs, y, 300, 52)
+    assert (f - f_opt <= 1e-3 * f_opt).all() and (f - f_opt >= -1e-6 * f_opt).all()
+    for layer, (row, pick) in enumerate(zip(tight_best, tight_sel, strict=True)):
+        top = np.sort(row)[::-1]
+        if top[0] - top[1] > 2 / 300:  # not a near-tie
+            assert sel[layer] == pick, (layer, row, best[layer])
+    np.testing.assert_allclose(best, tight_best, atol=2 / 300)
+    same = [torch.cat([t.flatten() for t in r[0].theta]).numpy() for r in runs]
+    np.testing.assert_array_equal(same[0], same[1])

@@ -33,3 +33,14 @@ def meet(out: str, here: str, there: str, wait: float = 60.0) -> None:
     while not Path(there).exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     Path(out).write_text("met" if Path(there).exists() else "alone")
+
+
+def linger(out: str, pid_file: str, seconds: float = 120.0) -> None:
+    """Write this process's id to ``pid_file``, sleep ``seconds``, then write ``out``: a long
+    step, to see what becomes of its worker when the run is killed."""
+    import os
+    import time
+
+    Path(pid_file).write_text(str(os.getpid()))
+    time.sleep(seconds)
+    Path(out).write_text("lingered")

@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from xprobe.errors import XProbeError
 
-__all__ = ["Executor", "ParseJob", "ParseResult", "make_executor", "parse_job"]
+__all__ = ["Executor", "ParseJob", "ParseResult", "exit_with_parent", "make_executor", "parse_job"]
 
 _WATCH_SECONDS = 0.5
 
@@ -110,8 +110,14 @@ class SerialExecutor:
 
 def _worker_init(parent: int) -> None:
     """In each worker: leave Ctrl-C to the parent (it stops the workers), and exit by itself
-    when the parent dies (SIGKILL runs no handler): a thread polls ``os.getppid()``."""
+    when the parent dies (:func:`exit_with_parent`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent(parent)
+
+
+def exit_with_parent(parent: int) -> None:
+    """In a worker process: exit (status 70) as soon as the process ``parent`` is gone, however
+    it died (SIGKILL runs no handler of the parent's): a daemon thread polls ``os.getppid()``."""
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -42,7 +42,10 @@ from collections.abc import Sequence
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MARGIN", "SCREEN_RTOL", "SCREEN_TOL", "applies", "fit_screened", "fit_select", "margin"]
+__all__ = [
+    "MARGIN", "SCREEN_RTOL", "SCREEN_TOL", "applies", "blockwise", "fit_blockwise", "fit_screened",
+    "fit_select", "margin",
+]  # fmt: skip
 
 SCREEN_TOL = 1e-3  # largest gradient component of the loose fit
 SCREEN_RTOL = 3e-2  # its certified suboptimality, relative to the objective
@@ -66,6 +69,15 @@ def applies(n_points: int, n_classes: int) -> bool:
 
     k = 1 if n_classes == 2 else n_classes
     return n_points > 1 and n_points * k >= WIDE and enabled("screen")
+
+
+def blockwise(n_points: int, n_classes: int) -> bool:
+    """Whether every (layer, point) is solved apart (:func:`fit_blockwise`): a wide problem
+    (as :func:`applies`) with ``blocks`` in ``XPROBE_LR_GRID``."""
+    from xprobe.probe.widelr import WIDE, enabled
+
+    k = 1 if n_classes == 2 else n_classes
+    return n_points * k >= WIDE and enabled("blocks")
 
 
 def fit_screened(xs: Sequence, y, stats, vas: Sequence, yva, l2s: Sequence[float],
@@ -157,6 +169,39 @@ def _screen_path(xs, y, stats, l2s, n_classes: int, tol: float, rtol: float, cfg
     return LrFit(theta, iters, evals, False, n_classes)  # loose: not certified
 
 
+def fit_blockwise(xs: Sequence, y, stats, l2s: Sequence[float], n_classes: int, cfg,
+                  init: list | None = None):  # fmt: skip
+    """Every (layer, L2) point to the certified optimum (``cfg.tol``, ``cfg.rtol``, as the joint
+    solve), one L-BFGS per point: each layer along its regularisation path, the strongest L2
+    first, each next point started from the previous one's solution (from ``init``'s, when
+    given). A wide problem's evaluation costs its columns, so solving points together saves no
+    pass over the data; apart, each keeps its own curvature pairs (:func:`lbfgs_history` of one
+    block, where the joint solve of WC's seven layers x five points keeps three)."""
+    import torch
+
+    from xprobe.probe.convex import LrFit, fit_lr
+
+    k = 1 if n_classes == 2 else n_classes
+    order = sorted(range(len(l2s)), key=lambda g: -l2s[g])
+    theta, iters, evals, converged = [], 0, 0, True
+    for i, x in enumerate(xs):
+        yi = y[i] if isinstance(y, (list, tuple)) else y
+        si = None if stats is None else [stats[i]]
+        t = torch.zeros((x.shape[1] + 1, len(l2s), k), dtype=torch.float64, device=x.device)
+        start = None
+        for g in order:
+            if init is not None:
+                start = [init[i][:, g : g + 1]]
+            fit = fit_lr([x], yi, si, [l2s[g]], n_classes, cfg.tol, cfg.max_iter, start,
+                         rtol=cfg.rtol, history=cfg.history)  # fmt: skip
+            t[:, g] = fit.theta[0][:, 0]
+            start = fit.theta
+            iters, evals = iters + fit.iterations, evals + fit.evaluations
+            converged = converged and fit.converged
+        theta.append(t)
+    return LrFit(theta, iters, evals, converged, n_classes)
+
+
 def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, cfg,
                init: list | None = None):  # fmt: skip
     """Fit every (layer, grid point) on the training Features ``trs`` (one per layer); return
@@ -173,7 +218,10 @@ def fit_select(trs: Sequence, ytr, vas: Sequence, yva, points, n_classes: int, c
     l2s = [pt.l2 for pt in points]
     if applies(len(l2s), n_classes):  # many classes: screen, then polish the candidates
         return fit_screened(xs, ytr, stats, vas, yva, l2s, n_classes, cfg, init)
-    fit = fit_lr(xs, ytr, stats, l2s, n_classes, cfg.tol, cfg.max_iter, init,
-                 rtol=cfg.rtol, history=cfg.history)  # fmt: skip
+    if blockwise(len(l2s), n_classes):  # many classes: each point apart, along the path
+        fit = fit_blockwise(xs, ytr, stats, l2s, n_classes, cfg, init)
+    else:
+        fit = fit_lr(xs, ytr, stats, l2s, n_classes, cfg.tol, cfg.max_iter, init,
+                     rtol=cfg.rtol, history=cfg.history)  # fmt: skip
     best = np.stack([fit.dev_accuracies(i, va, yva) for i, va in enumerate(vas)])
     return fit, best

@@ -33,8 +33,8 @@ __all__ = ["CHUNK_ELEMS", "MEASURES", "WIDE", "enabled", "wide_loss_grad"]
 
 WIDE = 256  # columns (grid points x classes) from which the wide kernel is used
 CHUNK_ELEMS = 1 << 22  # logits per chunk (16 MB of float32)
-MEASURES = ("wide", "screen", "path")
-DEFAULT = ("wide",)  # kept by default; screen, path: opt-in (docs/probing.md says why)
+MEASURES = ("wide", "screen", "path", "blocks")
+DEFAULT = ("wide", "blocks")  # kept by default; screen, path: opt-in (docs/probing.md says why)
 
 
 def enabled(measure: str) -> bool:

@@ -5,12 +5,14 @@ one heading the longest remaining chain first: the chain's cost is summed from r
 stage (extract and corpus parse, NLI training is long, vectors are quick), so the English and
 German branches of a study both start early instead of one after the other. A failed step lets
 the running ones finish (their outputs are kept for the next run), starts nothing new, and its
-error is raised. Workers are spawned processes that log as the parent does.
+error is raised. Workers are spawned processes that log as the parent does and exit when it
+dies (a killed run leaves no step running on).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -61,7 +63,7 @@ def run_side_by_side(
     error: BaseException | None = None
     level = logging.getLogger().level
     context = multiprocessing.get_context("spawn")  # no fork of a process holding torch threads
-    with ProcessPoolExecutor(jobs, context, _worker_logging, (level,)) as pool:
+    with ProcessPoolExecutor(jobs, context, _worker_init, (level, os.getpid())) as pool:
         while running or (waiting and error is None):
             ready = sorted((n for n, deps in waiting.items() if not deps), key=lambda n: -prio[n])
             for name in ready[: max(0, jobs - len(running))] if error is None else []:
@@ -85,7 +87,11 @@ def run_side_by_side(
         raise error
 
 
-def _worker_logging(level: int) -> None:
+def _worker_init(level: int, parent: int) -> None:
+    """In each worker: log as the parent does, and exit when the parent is gone (a killed run
+    must not leave its steps running on, writing into its output folder)."""
     from xprobe.cli import setup_logging
+    from xprobe.corpus.parallel import exit_with_parent
 
+    exit_with_parent(parent)
     setup_logging(verbose=int(0 < level <= logging.DEBUG), quiet=level >= logging.WARNING)

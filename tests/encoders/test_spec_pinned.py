@@ -143,13 +143,14 @@ def test_records_and_cache_keys_are_the_pre_refactor_ones(tmp_path, tiny_bert, t
     got = {kind: _probe(tmp_path, spec) for kind, spec in specs.items()}
     if _versions_of_the_pins():
         assert got == EXPECTED
-    else:  # the st model's files name the libraries that saved it: its digest follows them
-        assert _mask(got, ("st", "st-card")) == _mask(EXPECTED, ("st", "st-card"))
+    else:  # the tiny models' files name the libraries that saved them: their digests follow
+        saved = ("hf", "st", "st-card")
+        assert _mask(got, saved) == _mask(EXPECTED, saved)
 
 
 def _versions_of_the_pins() -> bool:
-    """Whether the libraries that write the tiny sentence-transformers model are those the
-    st values were pinned with (its config_sentence_transformers.json records their versions)."""
+    """Whether the libraries that write the tiny models are those the hf and st values were
+    pinned with (config.json and config_sentence_transformers.json record their versions)."""
     import sentence_transformers
     import torch
     import transformers

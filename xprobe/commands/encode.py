@@ -43,7 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chunk", type=int, default=4096, help="sentences read and encoded at a time (4096)"
     )
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (neural encoders)")
+    parser.add_argument(
+        "--device", default="cpu", help="cpu, cuda, cuda:N or auto (neural encoders)"
+    )
     parser.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
 
 

@@ -61,23 +61,27 @@ def margin(n_dev: int) -> float:
     return max(MARGIN, MARGIN_ITEMS / max(n_dev, 1))
 
 
-def applies(n_points: int, n_classes: int) -> bool:
-    """Whether the screened search is used: more than one grid point, and a wide problem
-    (grid points x classes at least :data:`~xprobe.probe.widelr.WIDE`), unless
-    ``XPROBE_LR_GRID`` leaves ``screen`` out."""
-    from xprobe.probe.widelr import WIDE, enabled
+def _wide(n_points: int, n_classes: int) -> bool:
+    """A wide problem: grid points x classes at least :data:`~xprobe.probe.widelr.WIDE`."""
+    from xprobe.probe.widelr import WIDE
 
-    k = 1 if n_classes == 2 else n_classes
-    return n_points > 1 and n_points * k >= WIDE and enabled("screen")
+    return n_points * (1 if n_classes == 2 else n_classes) >= WIDE
+
+
+def applies(n_points: int, n_classes: int) -> bool:
+    """Whether the screened search is used: more than one grid point, and a wide problem,
+    unless ``XPROBE_LR_GRID`` leaves ``screen`` out."""
+    from xprobe.probe.widelr import enabled
+
+    return n_points > 1 and _wide(n_points, n_classes) and enabled("screen")
 
 
 def blockwise(n_points: int, n_classes: int) -> bool:
     """Whether every (layer, point) is solved apart (:func:`fit_blockwise`): a wide problem
-    (as :func:`applies`) with ``blocks`` in ``XPROBE_LR_GRID``."""
-    from xprobe.probe.widelr import WIDE, enabled
+    with ``blocks`` in ``XPROBE_LR_GRID``."""
+    from xprobe.probe.widelr import enabled
 
-    k = 1 if n_classes == 2 else n_classes
-    return n_points * k >= WIDE and enabled("blocks")
+    return _wide(n_points, n_classes) and enabled("blocks")
 
 
 def fit_screened(xs: Sequence, y, stats, vas: Sequence, yva, l2s: Sequence[float],

@@ -47,3 +47,19 @@ def test_a_gpu_the_machine_lacks_is_one_line(monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(XProbeError) as e:
         resolve_device("cuda:1")
     assert str(e.value) == "--device cuda:1: this machine has 1 CUDA device(s)"
+
+
+@pytest.mark.parametrize("command", ["probe", "map", "train-nli", "xnli", "encode"])
+def test_every_command_takes_the_rule_s_names_and_refuses_others(command: str, capsys) -> None:
+    from xprobe.cli import build_parser
+
+    parser = build_parser()
+    sub = parser._subparsers._group_actions[0].choices[command]  # the command's own parser
+    dest = next(a for a in sub._actions if "--device" in a.option_strings)
+    for name in ("auto", "cpu", "cuda", "cuda:3"):
+        assert dest.type(name) == name
+    with pytest.raises(SystemExit):
+        sub.parse_args(["--device", "gpu"])
+    assert (
+        "argument --device: must be auto, cpu, cuda or cuda:N, not 'gpu'" in capsys.readouterr().err
+    )

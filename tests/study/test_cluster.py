@@ -224,3 +224,16 @@ def test_a_study_on_cuda_n_gives_every_command_a_device_it_accepts(tmp_path: Pat
                 args = parser.parse_args(argv)  # argparse exits on a device it refuses
                 seen.add((argv[0], args.device))
     assert {c for c, d in seen if d == "cuda:1"} == {"train-nli", "map", "probe"}
+
+
+def test_a_device_no_command_accepts_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    from xprobe.study.schema import StudyError
+
+    with pytest.raises(StudyError) as e:
+        load_study(STUDIES_DIR / "sample.toml", tmp_path / "out",
+                   overrides={"study": {"device": "gpu"}})  # fmt: skip
+    lines = str(e.value).splitlines()
+    assert lines and all("argument --device: must be auto, cpu, cuda or cuda:N, not 'gpu'" in x
+                       for x in lines)  # fmt: skip
+    assert any("step train-nli-en-bilstm-max" in x for x in lines)
+    assert any("step probe-en-baselines" in x for x in lines)

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["positive", "size"]
+__all__ = ["device_name", "positive", "size"]
+
+
+def device_name(text: str) -> str:
+    """``--device``: auto, cpu, cuda or cuda:N (:mod:`xprobe.encoders.device`), as given, or
+    argparse's usage error, so a command (and a study's check of its steps) refuses any other
+    name before anything runs; whether the machine has that GPU is checked when it is used."""
+    from xprobe.encoders.device import DEVICE_NAMES, is_cuda
+
+    if text in ("auto", "cpu") or is_cuda(text):
+        return text
+    raise argparse.ArgumentTypeError(f"{DEVICE_NAMES}, not {text!r}")
 
 
 def positive(text: str) -> int:

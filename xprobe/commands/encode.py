@@ -21,6 +21,8 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
+from xprobe.commands.argtypes import device_name
+
 HELP = "embed a file of sentences with an encoder into a .npy matrix"
 
 log = logging.getLogger(__name__)
@@ -44,7 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--chunk", type=int, default=4096, help="sentences read and encoded at a time (4096)"
     )
     parser.add_argument(
-        "--device", default="cpu", help="cpu, cuda, cuda:N or auto (neural encoders)"
+        "--device",
+        type=device_name,
+        default="cpu",
+        help="cpu, cuda, cuda:N or auto (neural encoders)",
     )
     parser.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
 

@@ -42,6 +42,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from xprobe.commands.argtypes import device_name
+
 HELP = "map an English encoder to a target language on parallel text (XNLI early stopping)"
 
 log = logging.getLogger(__name__)
@@ -144,7 +146,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=float,
         help="refuse a student that reads less than this share of the target tokens (0.5)",
     )
-    p.add_argument("--device", default="auto", help="auto, cpu or cuda[:N] (default auto)")
+    p.add_argument(
+        "--device", type=device_name, default="auto", help="auto, cpu or cuda[:N] (default auto)"
+    )
     p.add_argument(
         "--threads",
         type=int,

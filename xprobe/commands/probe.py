@@ -40,7 +40,7 @@ import argparse
 import logging
 from collections import defaultdict
 
-from xprobe.commands.argtypes import positive, size
+from xprobe.commands.argtypes import device_name, positive, size
 
 HELP = "probe an encoder on probing sets (MLP/LR with dev selection, baselines); append records"
 
@@ -165,6 +165,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--device",
+        type=device_name,
         default="auto",
         help="where to encode and train: auto (cuda when available), cpu, cuda or cuda:N",
     )

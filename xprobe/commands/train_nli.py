@@ -28,6 +28,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from xprobe.commands.argtypes import device_name
+
 HELP = "train a sentence encoder on NLI (InferSent style)"
 
 SIZE_FLAGS = {
@@ -70,7 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for init and order (0)")
     parser.add_argument(
-        "--device", default="auto", help="auto (CUDA when present), cpu, cuda or cuda:N"
+        "--device",
+        type=device_name,
+        default="auto",
+        help="auto (CUDA when present), cpu, cuda or cuda:N",
     )
     parser.add_argument(
         "--threads",

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 
+from xprobe.commands.argtypes import device_name
+
 HELP = "XNLI accuracy of an encoder with an NLI head, with a bootstrap 95% interval"
 
 
@@ -34,7 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, help="use only the first N pairs")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
-    p.add_argument("--device", default="auto", help="auto, cpu or cuda[:N] (default auto)")
+    p.add_argument(
+        "--device", type=device_name, default="auto", help="auto, cpu or cuda[:N] (default auto)"
+    )
     p.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     p.add_argument(
         "--cache-dir", help="sentence-vector cache (default: sentence-vectors/ in the cache)"

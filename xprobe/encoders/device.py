@@ -6,9 +6,10 @@ import re
 
 from xprobe.errors import XProbeError
 
-__all__ = ["is_cuda", "resolve_device"]
+__all__ = ["DEVICE_NAMES", "is_cuda", "resolve_device"]
 
 _CUDA = re.compile(r"cuda(:\d+)?")
+DEVICE_NAMES = "must be auto, cpu, cuda or cuda:N"  # what a device name may be
 
 
 def is_cuda(device: str) -> bool:
@@ -26,7 +27,7 @@ def resolve_device(device: str = "auto") -> str:
     if device == "cpu":
         return device
     if not is_cuda(device):
-        raise XProbeError(f"--device must be auto, cpu, cuda or cuda:N, not {device!r}")
+        raise XProbeError(f"--device {DEVICE_NAMES}, not {device!r}")
     if not torch.cuda.is_available():
         raise XProbeError(f"--device {device}: CUDA is not available on this machine")
     index = int(device.partition(":")[2] or 0)

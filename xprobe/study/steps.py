@@ -261,8 +261,11 @@ def _probes(ctx: Any, codes: dict[str, str]) -> list[Step]:
 
 
 def _cuda(study: dict) -> bool:
-    """Whether the study's neural steps run on a GPU (``device = "cuda"`` or ``"cuda:N"``)."""
-    return str(study["device"]).startswith("cuda")
+    """Whether the study's neural steps run on a GPU (``device = "cuda"`` or ``"cuda:N"``: the
+    commands' own rule, :func:`xprobe.encoders.device.is_cuda`)."""
+    from xprobe.encoders.device import is_cuda
+
+    return is_cuda(str(study["device"]))
 
 
 def _cpu(study: dict) -> str:

@@ -11,7 +11,9 @@ Modes:
               the same --n X-Probe English sentences (interleaved chunks, same process)
   layers-probe    layer-wise probing (xprobe: one forward pass per sentence, cache, every
               layer's classifiers at once) vs a naive loop that re-encodes per layer and
-              trains per layer, as SentEval/mteb would; --tasks, --caps tr,va,te
+              trains per layer, as SentEval/mteb would; --tasks, --caps tr,va,te; compares
+              each (task, layer)'s test accuracy and selected L2; --json is rewritten after
+              the xprobe side and after every naive layer, so a stopped run keeps its figures
   layers-study    accuracies of all layers on the nine X-Probe English tasks beside the
               majority and bag-of-vectors baselines (fastText trained on the training split)
   layers-f16  the same probes on float32 embeddings and on the same embeddings rounded to
@@ -230,22 +232,27 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
         cache_dir=work / "cache", device="cpu", threads=args.threads, train=TrainConfig(),
     )  # fmt: skip
     load_transformer(spec, device="cpu")  # imports and file cache warm for both sides
+    load = os.getloadavg()
     t = time.perf_counter()
     recs = run_probe(spec, data, work / "r.jsonl", opts)
     t_ours = time.perf_counter() - t
-    ours = {(r["task"], r["layer"]): r["value"]
-            for r in recs if r.get("split") == "test" and "value" in r}  # fmt: skip
+    tests = [r for r in recs if r.get("split") == "test" and "value" in r]
+    ours = {(r["task"], r["layer"]): r["value"] for r in tests}
+    ours_l2 = {(r["task"], r["layer"]): r["hyperparameters"]["l2"] for r in tests}
     print(f"xprobe side: {t_ours:.1f} s", file=sys.stderr, flush=True)
+    if args.json:
+        _write_json(args.json, args.mode, {"xprobe_s": round(t_ours, 1), "load_before": load})
     # naive: per layer, per task: encode the three splits again, train that layer alone
     t = time.perf_counter()
     enc = load_transformer(spec, device="cpu")
-    naive = {}
+    naive, naive_l2 = {}, {}
     # as the harness: overlap with training removed (check_sets), then capped
     loaded = [ensure_train(ps) for ps in load_probing_dir(data, tasks=args.tasks, language="en")]
     unscorable: dict = {}  # tasks with every test sentence in training (X-Probe's TreeDepth)
     sets = [cap_eval(ps, nva, nte) for ps in check_sets(data, loaded, unscorable)]
     layers = args.naive_layers if args.naive_layers is not None else range(enc.num_layers)
-    per_layer = {}
+    per_layer: dict = {}
+    res: dict = {}
     for layer in layers:
         t_layer = time.perf_counter()
         one = enc.at_layer(layer)
@@ -255,24 +262,37 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
             r = train_select(x[0], ps.y("tr"), x[1], ps.y("va"), x[2], ps.y("te"),
                              args.classifier, seed=0, n_classes=len(ps.labels))  # fmt: skip
             naive[(ps.task, layer)] = round(r.test_acc, 6)
+            naive_l2[(ps.task, layer)] = r.selected.l2
         per_layer[layer] = round(time.perf_counter() - t_layer, 1)
-        print(f"naive side, layer {layer}: {per_layer[layer]} s", file=sys.stderr, flush=True)
-    t_naive = time.perf_counter() - t
-    # a subset of layers (--naive-layers): the loop's cost for all layers, from those measured
-    t_all = t_naive * enc.num_layers / len(per_layer)
-    res = {
-        "tasks_asked": args.tasks or "all nine", "tasks_scored": sorted({t for t, _ in naive}),
-        "not_scored": {t: why for t, why in unscorable.values()},
-        "sizes": [ntr, nva, nte], "layers": enc.num_layers,
-        "classifier": args.classifier,
-        "threads": args.threads, "xprobe_s": round(t_ours, 1), "naive_s": round(t_naive, 1),
-        "naive_layers_run": sorted(per_layer), "naive_s_per_layer": per_layer,
-        "naive_s_all_layers": round(t_all, 1),
-        "all_layers_measured": len(per_layer) == enc.num_layers,
-        "speedup": round(t_all / t_ours, 2),
-        "same_accuracies": all(ours[k] == naive[k] for k in naive),
-        "max_abs_accuracy_diff": max(abs(ours[k] - naive[k]) for k in naive),
-    }  # fmt: skip
+        t_naive = time.perf_counter() - t
+        # a subset of layers (so far, or --naive-layers): the loop's cost for all layers, scaled
+        t_all = t_naive * enc.num_layers / len(per_layer)
+        res = {
+            "tasks_asked": args.tasks or "all nine", "tasks_scored": sorted({k[0] for k in naive}),
+            "not_scored": {t: why for t, why in unscorable.values()},
+            "sizes": [ntr, nva, nte], "layers": enc.num_layers,
+            "classifier": args.classifier,
+            "threads": args.threads, "xprobe_s": round(t_ours, 1), "naive_s": round(t_naive, 1),
+            "naive_layers_run": sorted(per_layer), "naive_s_per_layer": per_layer,
+            "naive_s_all_layers": round(t_all, 1),
+            "all_layers_measured": len(per_layer) == enc.num_layers,
+            "speedup": round(t_all / t_ours, 2),
+            "same_accuracies": all(ours[k] == naive[k] for k in naive),
+            "max_abs_accuracy_diff": max(abs(ours[k] - naive[k]) for k in naive),
+            "same_selected_points": all(ours_l2[k] == naive_l2[k] for k in naive),
+            "selected_points_differ": [f"{k[0]} layer {k[1]}: {ours_l2[k]:g} vs {naive_l2[k]:g}"
+                                       for k in sorted(naive) if ours_l2[k] != naive_l2[k]],
+            "load_before": load, "load_after": os.getloadavg(),
+        }  # fmt: skip
+        diff = max(abs(ours[k] - naive[k]) for k in naive if k[1] == layer)
+        print(
+            f"naive side, layer {layer}: {per_layer[layer]} s; its accuracies within "
+            f"{100 * diff:.2f} points of xprobe's",
+            file=sys.stderr,
+            flush=True,
+        )
+        if args.json:  # every layer measured so far: a stopped run keeps its figures
+            _write_json(args.json, args.mode, res)
     print(json.dumps(res, indent=1))
     return res
 
@@ -409,7 +429,13 @@ def main() -> None:
              "layers-study": bench_layers_study, "layers-f16": bench_layers_f16}  # fmt: skip
     result = modes[args.mode](args)
     if args.json:
-        Path(args.json).write_text(json.dumps({"mode": args.mode, "result": result}, indent=1))
+        _write_json(args.json, args.mode, result)
+
+
+def _write_json(path: str, mode: str, result: dict) -> None:
+    tmp = Path(f"{path}.part")
+    tmp.write_text(json.dumps({"mode": mode, "result": result}, indent=1))
+    tmp.replace(path)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,16 @@ once (timed: the issue's target is a WC fit of seven layers at most the time of 
 sentences once)::
 
     python benchmarks/bench_probe_grid.py --wc 10000,1000,1000 --settings exhaustive wide,screen
+
+``--save-features F`` keeps those features (and labels) in an ``.npz``; ``--features F`` reads
+them instead of encoding again. ``--per-point``: instead of the settings, each layer's path as
+``blocks`` solves it (strongest L2 first, warm-started), one line per (layer, L2) point with
+its L-BFGS iterations, evaluations and seconds, and which stopping test held last (the largest
+gradient component against ``tol``, the certified suboptimality against ``rtol``): where the
+fit's evaluations go::
+
+    python benchmarks/bench_probe_grid.py --wc 10000,1000,1000 --save-features wc10k.npz
+    python benchmarks/bench_probe_grid.py --features wc10k.npz --per-point --layers-run 0 3 6
 """
 
 from __future__ import annotations
@@ -89,6 +99,45 @@ def wc_layers(args):
     return layers, y, encode_s
 
 
+def per_point(layers, y, args) -> list[dict]:
+    """Each layer's regularisation path as ``fit_blockwise`` solves it, point by point."""
+    import torch
+
+    from xprobe.probe.classifiers import TrainConfig, grid_points
+    from xprobe.probe.convex import _Objective, fit_lr
+    from xprobe.probe.features import Features, standardisers
+
+    cfg, a, b = TrainConfig(), args.n_train, args.n_train + args.n_dev
+    l2s = sorted((pt.l2 for pt in grid_points("lr", "default")), reverse=True)
+    ytr, yva = torch.from_numpy(y[:a]), torch.from_numpy(y[a:b])
+    rows = []
+    for i in args.layers_run if args.layers_run is not None else range(len(layers)):
+        stats = standardisers([layers[i][:a]])
+        xtr, va = torch.from_numpy(layers[i][:a]), Features([layers[i][a:b]], stats, "cpu")
+        start = None
+        for l2 in l2s:
+            t = time.perf_counter()
+            fit = fit_lr([xtr], ytr, stats, [l2], args.classes, cfg.tol, cfg.max_iter, start,
+                         rtol=cfg.rtol, history=cfg.history)  # fmt: skip
+            seconds, start = time.perf_counter() - t, fit.theta
+            f, g = (v[0] for v in _Objective([xtr], ytr, stats, [l2], fit.theta[0].shape[2])(
+                fit.theta))  # fmt: skip
+            row = {"layer": i, "l2": l2, "iterations": fit.iterations,
+                   "evaluations": fit.evaluations, "seconds": round(seconds, 2),
+                   "converged": fit.converged, "objective": float(f[0]),
+                   "grad_max_over_tol": float(g.abs().max()) / cfg.tol,
+                   "certificate_over_rtol": float((g[:-1] ** 2).sum() / (2 * l2) / f[0].abs())
+                   / cfg.rtol, "dev": float(fit.dev_accuracies(0, va, yva)[0])}  # fmt: skip
+            rows.append(row)
+            print(f"layer {i} l2 {l2:.0e}: {fit.iterations:3d} it {fit.evaluations:3d} ev "
+                  f"{seconds:6.1f} s  grad/tol {row['grad_max_over_tol']:.2f}  "
+                  f"certificate/rtol {row['certificate_over_rtol']:.2f}  dev {row['dev']:.4f}",
+                  flush=True)  # fmt: skip
+    print(f"evaluations: {sum(r['evaluations'] for r in rows)}, seconds: "
+          f"{sum(r['seconds'] for r in rows):.1f}", flush=True)  # fmt: skip
+    return rows
+
+
 def run(setting: str, layers, y, args) -> dict:
     import torch
 
@@ -148,6 +197,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--settings", nargs="+", default=list(SETTINGS))
     ap.add_argument("--wc", help="TRAIN,DEV,TEST: MiniLM's layers of X-Probe's English WC")
+    ap.add_argument("--save-features", help="with --wc: keep the features in this .npz")
+    ap.add_argument("--features", help="an .npz of --save-features, instead of encoding")
+    ap.add_argument(
+        "--per-point",
+        action="store_true",
+        help="each layer's path point by point (where the evaluations go)",
+    )
+    ap.add_argument("--layers-run", type=int, nargs="*", help="with --per-point: these layers")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json")
     args = ap.parse_args()
@@ -155,12 +212,23 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     encode_s = None
-    if args.wc:
+    if args.features:
+        z = np.load(args.features)
+        layers, y = [z[f"layer{i}"] for i in range(int(z["n_layers"]))], z["y"]
+        args.n_train, args.n_dev, args.n_test, args.classes = (int(v) for v in z["sizes"])
+    elif args.wc:
         layers, y, encode_s = wc_layers(args)
         print(f"encoding {len(y)} sentences, {len(layers)} layers: {encode_s:.1f} s", flush=True)
+        if args.save_features:
+            sizes = [args.n_train, args.n_dev, args.n_test, args.classes]
+            np.savez(args.save_features, y=y, sizes=sizes, n_layers=len(layers),
+                     **{f"layer{i}": x for i, x in enumerate(layers)})  # fmt: skip
     else:
         layers, y = make_layers(args)
     out = {"args": vars(args), "load_before": os.getloadavg(), "encode_s": encode_s, "runs": []}
+    if args.per_point:
+        out["per_point"] = per_point(layers, y, args)
+        args.settings = []
     for setting in args.settings:
         r = run(setting, layers, y, args)
         out["runs"].append(r)

@@ -228,8 +228,7 @@ def main() -> None:
     out = {"args": vars(args), "load_before": os.getloadavg(), "encode_s": encode_s, "runs": []}
     if args.per_point:
         out["per_point"] = per_point(layers, y, args)
-        args.settings = []
-    for setting in args.settings:
+    for setting in [] if args.per_point else args.settings:
         r = run(setting, layers, y, args)
         out["runs"].append(r)
         cmp = compare(out["runs"][0], r)

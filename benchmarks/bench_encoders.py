@@ -13,7 +13,9 @@ Modes:
               layer's classifiers at once) vs a naive loop that re-encodes per layer and
               trains per layer, as SentEval/mteb would; --tasks, --caps tr,va,te; compares
               each (task, layer)'s test accuracy and selected L2; --json is rewritten after
-              the xprobe side and after every naive layer, so a stopped run keeps its figures
+              the xprobe side and after every naive layer, so a stopped run keeps its figures;
+              the xprobe side's records go to JSON.records.jsonl, and --xprobe-records with
+              --xprobe-s reruns the naive side alone (--naive-layers: which, in that order)
   layers-study    accuracies of all layers on the nine X-Probe English tasks beside the
               majority and bag-of-vectors baselines (fastText trained on the training split)
   layers-f16  the same probes on float32 embeddings and on the same embeddings rounded to
@@ -28,6 +30,8 @@ Examples:
   python benchmarks/bench_encoders.py layers-probe --tasks SentLen Tense --caps 1000,250,250
   python benchmarks/bench_encoders.py layers-probe --caps 10000,1000,1000 --json lp.json  # 9 tasks
   python benchmarks/bench_encoders.py layers-probe --quick
+  python benchmarks/bench_encoders.py layers-probe --caps 10000,1000,1000 --naive-layers 4 5 6 \
+      --xprobe-records lp.records.jsonl --xprobe-s 1487.4 --json lp-4-6.json  # naive side alone
   python benchmarks/bench_encoders.py layers-study --caps 2000,1000,1000 --json /tmp/study.json
 """
 
@@ -37,6 +41,7 @@ import argparse
 import gzip
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -222,6 +227,8 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
     from xprobe.probe.harness import ProbeOptions, _subsample, run_probe
     from xprobe.probe.layerwise import cap_eval
 
+    if args.xprobe_records and args.xprobe_s is None:
+        raise SystemExit("--xprobe-records needs --xprobe-s (the xprobe side's seconds)")
     data = SHARED / "data" / "xprobe" / "en"
     ntr, nva, nte = _sizes(args.caps)
     spec = f"st:{minilm_dir()}"
@@ -233,9 +240,15 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
     )  # fmt: skip
     load_transformer(spec, device="cpu")  # imports and file cache warm for both sides
     load = os.getloadavg()
-    t = time.perf_counter()
-    recs = run_probe(spec, data, work / "r.jsonl", opts)
-    t_ours = time.perf_counter() - t
+    if args.xprobe_records:  # the xprobe side of an earlier run (its records and its time)
+        recs = [json.loads(line) for line in Path(args.xprobe_records).open()]
+        t_ours = args.xprobe_s
+    else:
+        t = time.perf_counter()
+        recs = run_probe(spec, data, work / "r.jsonl", opts)
+        t_ours = time.perf_counter() - t
+        if args.json:  # kept for --xprobe-records: the naive side can be rerun alone
+            shutil.copyfile(work / "r.jsonl", Path(args.json).with_suffix(".records.jsonl"))
     tests = [r for r in recs if r.get("split") == "test" and "value" in r]
     ours = {(r["task"], r["layer"]): r["value"] for r in tests}
     ours_l2 = {(r["task"], r["layer"]): r["hyperparameters"]["l2"] for r in tests}
@@ -269,7 +282,7 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
         t_all = t_naive * enc.num_layers / len(per_layer)
         res = {
             "tasks_asked": args.tasks or "all nine", "tasks_scored": sorted({k[0] for k in naive}),
-            "not_scored": {t: why for t, why in unscorable.values()},
+            "not_scored": {t: why for t, why, _kind in unscorable.values()},
             "sizes": [ntr, nva, nte], "layers": enc.num_layers,
             "classifier": args.classifier,
             "threads": args.threads, "xprobe_s": round(t_ours, 1), "naive_s": round(t_naive, 1),
@@ -304,6 +317,8 @@ def bench_layers_study(args: argparse.Namespace) -> dict:
 
     from xprobe.probe.harness import ProbeOptions, run_probe
 
+    if args.xprobe_records and args.xprobe_s is None:
+        raise SystemExit("--xprobe-records needs --xprobe-s (the xprobe side's seconds)")
     data = SHARED / "data" / "xprobe" / "en"
     ntr, nva, nte = _sizes(args.caps)
     work = Path(args.work) if args.work != "/tmp/bench_encoders" else Path(tempfile.mkdtemp())
@@ -344,6 +359,8 @@ def bench_layers_f16(args: argparse.Namespace) -> dict:
     from xprobe.probe.harness import _subsample
     from xprobe.probe.layerwise import cap_eval, train_select_layers
 
+    if args.xprobe_records and args.xprobe_s is None:
+        raise SystemExit("--xprobe-records needs --xprobe-s (the xprobe side's seconds)")
     data = SHARED / "data" / "xprobe" / "en"
     ntr, nva, nte = _sizes(args.caps)
     enc = load_transformer(f"st:{minilm_dir()}", device="cpu")
@@ -398,6 +415,12 @@ def main() -> None:
         help="layers-probe: run the naive loop for these layers only and scale its time to all "
         "layers (each costs one full forward pass; default: all)",
     )  # fmt: skip
+    p.add_argument(
+        "--xprobe-records",
+        help="layers-probe: skip the xprobe side and compare with these records (an earlier "
+        "run's JSON.records.jsonl, same caps and classifier); give its time with --xprobe-s",
+    )
+    p.add_argument("--xprobe-s", type=float, help="layers-probe: the xprobe side's seconds")
     p.add_argument(
         "--caps", default="1000,250,250", help="layers-probe/-study: train,dev,test caps"
     )

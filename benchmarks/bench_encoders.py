@@ -227,8 +227,6 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
     from xprobe.probe.harness import ProbeOptions, _subsample, run_probe
     from xprobe.probe.layerwise import cap_eval
 
-    if args.xprobe_records and args.xprobe_s is None:
-        raise SystemExit("--xprobe-records needs --xprobe-s (the xprobe side's seconds)")
     data = SHARED / "data" / "xprobe" / "en"
     ntr, nva, nte = _sizes(args.caps)
     spec = f"st:{minilm_dir()}"
@@ -317,8 +315,6 @@ def bench_layers_study(args: argparse.Namespace) -> dict:
 
     from xprobe.probe.harness import ProbeOptions, run_probe
 
-    if args.xprobe_records and args.xprobe_s is None:
-        raise SystemExit("--xprobe-records needs --xprobe-s (the xprobe side's seconds)")
     data = SHARED / "data" / "xprobe" / "en"
     ntr, nva, nte = _sizes(args.caps)
     work = Path(args.work) if args.work != "/tmp/bench_encoders" else Path(tempfile.mkdtemp())
@@ -359,8 +355,6 @@ def bench_layers_f16(args: argparse.Namespace) -> dict:
     from xprobe.probe.harness import _subsample
     from xprobe.probe.layerwise import cap_eval, train_select_layers
 
-    if args.xprobe_records and args.xprobe_s is None:
-        raise SystemExit("--xprobe-records needs --xprobe-s (the xprobe side's seconds)")
     data = SHARED / "data" / "xprobe" / "en"
     ntr, nva, nte = _sizes(args.caps)
     enc = load_transformer(f"st:{minilm_dir()}", device="cpu")
@@ -441,6 +435,8 @@ def main() -> None:
     for name in SIZES:
         p.add_argument(f"--{name.replace('_', '-')}", type=int, help=f"override {name}")
     args = p.parse_args()
+    if args.xprobe_records and args.xprobe_s is None:
+        p.error("--xprobe-records needs --xprobe-s (the xprobe side's seconds)")
     if args.quick:
         args.tasks, args.caps = ["sentence_length", "past_present"], "60,30,30"
     import torch

@@ -41,10 +41,24 @@ import logging
 from collections import defaultdict
 
 from xprobe.commands.argtypes import device_name, positive, size
+from xprobe.protocol import DEFAULT_FOLDS, MAX_FOLDS, MIN_FOLDS, SPLITS_PROTOCOL
 
 HELP = "probe an encoder on probing sets (MLP/LR with dev selection, baselines); append records"
 
 log = logging.getLogger(__name__)
+
+
+def folds(text: str) -> int:
+    """A fold count for --cv: an integer from MIN_FOLDS to MAX_FOLDS."""
+    try:
+        k = int(text)
+    except ValueError:
+        k = 0
+    if not MIN_FOLDS <= k <= MAX_FOLDS:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of folds from {MIN_FOLDS} to {MAX_FOLDS}, got {text!r}"
+        )
+    return k
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -120,6 +134,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="at most N validation sentences (a seeded sample, the same for every seed and "
         "encoder); only those are encoded",
+    )
+    p.add_argument(
+        "--cv",
+        type=folds,
+        nargs="?",
+        const=DEFAULT_FOLDS,
+        metavar="K",
+        help=f"cross-validation (protocol cv:K; K {MIN_FOLDS}..{MAX_FOLDS}, default "
+        f"{DEFAULT_FOLDS} when --cv is given alone): the tr, va and te lines pooled and dealt "
+        "to K folds (a lexical key or a sentence in one fold only, classes stratified); each "
+        "fold scored by a probe trained on the others but one and selected on that one, so "
+        "every line is scored exactly once. Keyed tasks (Tense, SubjNum, ObjNum, SOMO) need "
+        "their provenance file (extract --provenance). Default: the splits as written",
     )
     p.add_argument(
         "--max-test",
@@ -282,6 +309,7 @@ def run(args: argparse.Namespace) -> int:
         memory_budget=args.memory_budget,
         control=args.control,
         allow_one_class=args.allow_one_class,
+        protocol=f"cv:{args.cv}" if args.cv else SPLITS_PROTOCOL,
         train=TrainConfig(
             batch_size=args.train_batch,
             lr=args.lr,

@@ -35,6 +35,7 @@ from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.checks import check_finite, check_npy, check_one_class, check_sets
 from xprobe.probe.classifiers import TrainConfig, grid_points, train_select
 from xprobe.probe.coverage import vocab_coverage, warn_low_coverage
+from xprobe.probe.crossval import CVPlan, Rotation, combine, cv_sets
 from xprobe.probe.datasets import (
     ProbingSet,
     dir_dataset,
@@ -49,6 +50,7 @@ from xprobe.probe.probed import ProbedEncoder
 from xprobe.probe.provenance import manifest_tasks, partial_tasks
 from xprobe.probe.records import append_records, pack_correct, read_records, record_key
 from xprobe.probe.streaming import joint_history, joint_iterations, plan_blocks
+from xprobe.protocol import parse_protocol
 
 __all__ = [
     "AUTO_SEEDS",
@@ -104,6 +106,7 @@ class ProbeOptions:
     memory_budget: int | None = None  # bytes of features at once when layer_block is None
     control: bool = False  # also probe the control task (xprobe.probe.controls)
     allow_one_class: bool = False  # probe a one-class test/validation split (flagged)
+    protocol: str = "tr/va/te"  # or cv:K, every line scored once (xprobe.probe.crossval)
 
 
 @dataclass
@@ -140,19 +143,21 @@ def run_probe(
         wanted = []  # every task n/a (a treebank too small for any): records, no files to load
     loaded = [] if wanted == [] else load_probing_dir(data_dir, opts.layout, wanted, opts.language)
     sets = [ensure_train(ps) for ps in loaded]
-    # checked and rid of va/te sentences seen in training first, then capped
     unscorable: dict[str, tuple[str, str, str]] = {}  # every te/va sentence seen in training
-    sets = (
-        [cap_eval(ps, opts.max_dev, opts.max_test) for ps in check_sets(data_dir, sets, unscorable)]
-        if sets
-        else []
-    )
+    protocol, plans = parse_protocol(opts.protocol), {}
+    if protocol.cv and protocol.folds is not None:
+        capped = opts.max_dev is not None or opts.max_test is not None
+        sets, plans = cv_sets(data_dir, sets, protocol.folds, capped, unscorable)
+    elif sets:  # checked and rid of va/te sentences seen in training first, then capped
+        checked = check_sets(data_dir, sets, unscorable)
+        sets, plans = [cap_eval(ps, opts.max_dev, opts.max_test) for ps in checked], {}
     na.update(unscorable)
-    one_class = {ps.file: check_one_class(ps, opts.allow_one_class) for ps in sets}
+    one_class = {ps.file: check_one_class(ps, opts.allow_one_class) for ps in sets if not plans}
     dataset = opts.dataset or dir_dataset(data_dir)
     done = {record_key(r) for r in read_records(out)} if not opts.force else set()
     probed = ProbedEncoder.prepare(encoder, opts, sets if needs_encoder else [])
     ctx = _Context(probed, dataset, opts, EmbeddingCache(opts.cache_dir, opts.cache_dtype))
+    ctx.plans = plans
     ctx.partial = partial_tasks(data_dir)
     ctx.one_class = {f: v for f, v in one_class.items() if v}
     todo = [
@@ -201,6 +206,7 @@ class _Context:
         self._coverage: dict[str, dict[str, int] | None] = {}
         self.one_class: dict[str, dict[str, str]] = {}
         self._capped: set[str] = set()  # tasks whose --max-train cap was checked
+        self.plans: dict[str, CVPlan] = {}  # cross-validation: each task's folds (by file)
 
     def forget(self) -> None:
         self._emb.clear()
@@ -281,6 +287,8 @@ class _Context:
         return self._emb[key]
 
     def run_unit(self, u: _Unit) -> list[dict[str, Any]]:
+        if u.ps.file in self.plans:
+            return self.run_cv_unit(u, self.plans[u.ps.file])
         if u.ps.file not in self._capped:
             self._capped.add(u.ps.file)
             where = f"{u.ps.task} ({u.ps.language})"
@@ -295,20 +303,97 @@ class _Context:
             y = (ps.y("tr"), ps.y("va"), ps.y("te"))
             results, xs = self._layer_results(u, ps, idx, y)
             n_tr = len(y[0])
-        extra = self.input_fields(u)
-        out = []
-        for layer, (dev, test, hp, hit) in results.items():
-            b = {**self.base(u.ps, u.classifier, u.seed, layer), **extra}
-            for split, value, n in (("dev", dev, ps.size("va")), ("test", test, ps.size("te"))):
-                out.append(
-                    {**b, "split": split, "value": round(float(value), 6), "n_train": n_tr,
-                     "n_test": n, "hyperparameters": hp}
-                )  # fmt: skip
-            if hit is not None:  # per-item correctness, for intervals and paired tests (report)
-                out[-1]["correct"] = pack_correct(hit)
-            if xs is not None:
-                out[-1].update(xs[layer])
+        sizes = (n_tr, ps.size("va"), ps.size("te"))
+        extras = xs or {}
+        return [r for layer, res in results.items()
+                for r in self._records(u, layer, res, sizes, extras.get(layer, {}))]  # fmt: skip
+
+    def _records(self, u: _Unit, layer, res: tuple, sizes: tuple, extra: dict) -> list[dict]:
+        """The dev and test records of one layer: ``res`` = (dev, test, hyperparameters, test
+        correctness), ``sizes`` = (training, dev, test items), ``extra``: the test record's."""
+        dev, test, hp, hit = res
+        b = {**self.base(u.ps, u.classifier, u.seed, layer), **self.input_fields(u)}
+        if u.ps.file in self.plans:
+            b["folds"] = self.plans[u.ps.file].sizes()
+        out = [
+            {**b, "split": split, "value": round(float(value), 6), "n_train": sizes[0],
+             "n_test": n, "hyperparameters": hp}
+            for split, value, n in (("dev", dev, sizes[1]), ("test", test, sizes[2]))
+        ]  # fmt: skip
+        if hit is not None:  # per-item correctness, for intervals and paired tests (report)
+            out[-1]["correct"] = pack_correct(hit)
+        out[-1].update(extra)
         return out
+
+    def run_cv_unit(self, u: _Unit, cv: CVPlan) -> list[dict[str, Any]]:
+        """Every rotation of a cross-validated set (:mod:`xprobe.probe.crossval`); per layer,
+        the records of all N lines, each scored once."""
+        ps = u.ps
+        log.info("%s %s/%s %s seed %d (%s, %d lines)", self.name, ps.language, ps.task,
+                 u.classifier, u.seed, cv.protocol, cv.n)  # fmt: skip
+        if u.classifier in BASELINES:
+            rots: dict = {None: []}
+            for r in range(cv.k):
+                res = run_baseline(u.classifier, cv.view(r), u.seed)
+                rots[None].append(Rotation(res.dev_acc, res.test_acc, res.params, res.test_correct))
+            extras: dict = {}
+        else:
+            rots, extras = self._cv_layers(u, cv)
+        n_tr = round(sum(len(cv.rows(r)[0]) for r in range(cv.k)) / cv.k)
+        return [r for layer, rs in rots.items()
+                for r in self._records(u, layer, combine(cv, rs), (n_tr, cv.n, cv.n),
+                                       extras.get(layer, {}))]  # fmt: skip
+
+    def _cv_layers(self, u: _Unit, cv: CVPlan) -> tuple[dict, dict]:
+        """Per layer, every rotation's result (and the control task's, with --control), from
+        the pooled embeddings, encoded once; and each layer's extra test-record fields."""
+        x_all = self._pooled(u.ps)
+        layers, k = list(x_all), len(u.ps.labels)
+        kind, ctl = self._pooled_control(u.ps, u.seed) if self.opts.control else ("", None)
+        rots: dict = {layer: [] for layer in layers}
+        crots: dict = {layer: [] for layer in layers}
+        for r in range(cv.k):
+            sides = self._cv_sides(u, cv, r)
+            x = [{layer: x_all[layer][i] for layer in layers} for i in sides]
+            fits = [(rots, tuple(cv.y[i] for i in sides))]
+            fits += [(crots, tuple(ctl[i] for i in sides))] if ctl is not None else []
+            for into, y in fits:
+                for layer, res in self._fit_layers(u.classifier, x, y, u.seed, k).items():
+                    into[layer].append(Rotation(*res))
+        extras: dict = {layer: {} for layer in layers}
+        for layer in layers:
+            if ctl is not None:
+                _, test, _, hit = combine(cv, crots[layer])
+                extras[layer].update(control=kind, control_value=round(float(test), 6))
+                if hit is not None:
+                    extras[layer]["control_correct"] = pack_correct(hit)
+            if u.classifier.startswith("mdl-"):  # the online code of rotation 0's two sides
+                tr, va, _ = cv.rows(0)
+                extras[layer]["mdl"] = self._mdl(u, x_all[layer][tr], x_all[layer][va],
+                                                 (cv.y[tr], cv.y[va]), k)  # fmt: skip
+        return rots, extras
+
+    def _cv_sides(self, u: _Unit, cv: CVPlan, r: int) -> tuple[np.ndarray, ...]:
+        """Rotation ``r``'s pooled rows, its training side subsampled with --max-train."""
+        tr, va, te = cv.rows(r)
+        n = self.opts.max_train
+        if n is not None and len(tr) > n:
+            from xprobe.probe.design import stratified_subsample
+
+            tr = tr[stratified_subsample(cv.y[tr], n, u.seed, u.ps.language, u.ps.task, r)]
+        return tr, va, te
+
+    def _pooled(self, ps: ProbingSet) -> dict[int | None, np.ndarray]:
+        """Per layer, the embeddings of every line in pooled order (tr, va, te)."""
+        parts = [self.embeddings(ps, s) for s in ("tr", "va", "te")]
+        return {layer: np.concatenate([p[layer] for p in parts]) for layer in parts[0]}
+
+    def _pooled_control(self, ps: ProbingSet, seed: int) -> tuple[str, np.ndarray]:
+        """The control task's kind and labels (xprobe.probe.controls) in pooled order."""
+        from xprobe.probe.controls import control_labels
+
+        ctl = control_labels(ps, seed)
+        return ctl.kind, np.concatenate([ctl.labels[s] for s in ("tr", "va", "te")])
 
     def _layer_results(self, u: _Unit, ps: ProbingSet, idx, y) -> tuple[dict, dict]:
         """Per layer, (dev, test, hyperparameters, test correctness) and the extra fields of

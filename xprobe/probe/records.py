@@ -85,6 +85,7 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
 # vocab_coverage: tokens/types of the task and how many have a word vector (xprobe.probe.coverage);
 # overlap_removed: {"va": n, "te": n} sentences dropped for occurring in training.
 # one_class: {"te": label, "va": label} for splits holding one class only (--allow-one-class).
+# folds: lines per fold of a cross-validated record (protocol cv:K; xprobe.probe.crossval).
 # training_protocol: converged | senteval, how lr/mlp probes were trained (xprobe.probe.classifiers;
 # a key field: records of the older Adam-trained lr, without it, are not taken for converged ones).
 OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -102,6 +103,7 @@ OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "overlap_removed": dict,
     "one_class": dict,
     "training_protocol": str,
+    "folds": list,
 }
 # Fields that differ between the seeds of one experiment: the report averages over these only
 # (xprobe.report.group) and every other field, known or not, separates experiments.
@@ -124,6 +126,7 @@ KEY_FIELDS = (
     "max_train",
     "training_protocol",
     "layer",
+    "protocol",
 )
 SPLITS = ("dev", "test")
 METRICS = ("accuracy",)

@@ -54,7 +54,12 @@ DEFAULTS = {
     "WC": ("word_content", {"first_rank": 2001, "count": 1000, "min_length": 4}),
     "TreeDepth": (
         "tree_depth",
-        {"min_depth": 3, "max_depth": 7, "length_bins": (5, 9, 13, 17, 21, 26)},
+        {
+            "min_depth": 3,
+            "max_depth": 7,
+            "length_bins": (5, 9, 13, 17, 21, 26),
+            "length_strata": "bins",
+        },
     ),
     "BShift": ("bigram_shift", {}),
     "Tense": (

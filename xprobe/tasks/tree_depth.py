@@ -5,7 +5,11 @@ counted as 1 (:func:`xprobe.ud.tree_depth`; multiword tokens contribute their wo
 ``str(d)`` for ``d`` in ``min_depth..max_depth`` (default 3..7, X-Probe's released sets); deeper
 or shallower trees are not used. To decorrelate depth from length, every candidate's ``stratum``
 is its SentLen length bin (``length_bins``, SentLen's defaults): the extractor gives every depth
-class the same count within each length bin.
+class the same count within each length bin. ``length_strata = "tokens"`` makes every length
+(surface tokens, from the first bin's lower bound on) its own stratum instead: every depth class
+then has the same length distribution, so length and depth are uncorrelated but for the
+remainder lines, where a bin leaves the depth trend inside it; for treebank-size corpora, whose
+bins hold few sentences of the extreme depths (docs/tasks.md, TreeDepth).
 
 Example: "The cat slept ." (slept <- cat <- The; slept <- .) has depth 3 -> label ``3``.
 """
@@ -27,6 +31,10 @@ class Params:
     min_depth: int = 3  # smallest depth class, inclusive
     max_depth: int = 7  # largest depth class, inclusive
     length_bins: tuple[int, ...] = DEFAULT_BINS  # strata: SentLen's bins (lower bounds)
+    length_strata: str = "bins"  # "bins": length_bins; "tokens": every length its own stratum
+
+
+STRATA = ("bins", "tokens")
 
 
 def prepare(ctx: Context) -> LabelSet:
@@ -34,6 +42,10 @@ def prepare(ctx: Context) -> LabelSet:
     if not 1 <= p.min_depth <= p.max_depth:
         raise XProbeError(f"TreeDepth: depth range {p.min_depth}..{p.max_depth} is empty")
     check_bins("TreeDepth", p.length_bins)
+    if p.length_strata not in STRATA:
+        raise XProbeError(
+            f"TreeDepth: length_strata must be one of {', '.join(STRATA)}, got {p.length_strata!r}"
+        )
     return LabelSet(tuple(str(d) for d in range(p.min_depth, p.max_depth + 1)))
 
 
@@ -64,6 +76,8 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
     stratum = length_bin(len(tokens), p.length_bins)
     if stratum is None:
         return None
+    if p.length_strata == "tokens":
+        stratum = len(tokens)
     return Candidate((Variant(str(depth), tokens),), stratum=str(stratum))
 
 

@@ -7,7 +7,8 @@ the per-item correctness of all N lines in file order, the test accuracy over al
 validation accuracy over all N (every line is a validation item of one rotation), the fold
 sizes and every rotation's hyperparameters.
 
-Lexical keys come from the task's provenance file (:func:`xprobe.probe.controls.read_keys`); a
+Lexical keys come from the task's provenance file (:func:`xprobe.probe.controls.read_keys`),
+compared case-folded as the splits compare them (:func:`xprobe.tasks.base.fold_key`); a
 task with keys (Tense, SubjNum, ObjNum, SOMO) and no provenance file is refused, since its folds
 could put one key on both sides.
 
@@ -31,6 +32,7 @@ from xprobe.probe.controls import KEYED_TASKS, read_keys
 from xprobe.probe.datasets import SPLITS, ProbingSet
 from xprobe.probe.folds import assign_folds, fold_sizes, rotation
 from xprobe.protocol import cv_floor
+from xprobe.tasks.base import fold_key
 
 __all__ = ["BelowFloor", "CVPlan", "Rotation", "combine", "cv_sets", "plan"]
 
@@ -149,7 +151,7 @@ def _keys(ps: ProbingSet, n: int) -> list[str | None]:
             f"provenance file beside it, so cross-validation cannot keep a key out of both "
             f"sides of a fold: re-extract with --provenance (or probe with the splits as written)"
         )
-    return [k for s in SPLITS for k in keys[s]]
+    return [None if k is None else fold_key(k) for s in SPLITS for k in keys[s]]
 
 
 def combine(cv: CVPlan, rotations: list[Rotation]) -> tuple[float, float, dict, np.ndarray | None]:

@@ -181,3 +181,21 @@ def test_cv_and_split_records_are_kept_apart(tmp_path: Path) -> None:
     recs = run_probe(None, d, out, opts)
     assert {r["protocol"] for r in recs} == {"cv:5"}
     assert {r["n_test"] for r in recs} == {200}
+
+
+def test_a_report_keeps_cross_validated_tasks_of_any_size_in_one_table(tmp_path: Path) -> None:
+    """Two tasks with different fold sizes, from the harness itself: one table, n_test = N."""
+    from xprobe.report import write_report
+
+    y1, x1 = _noisy(7, 200, 0.1)
+    y2, x2 = _noisy(8, 300, 0.1)
+    d = _folder(tmp_path, y1, x1, task="bigram_shift")
+    _folder(tmp_path, y2, x2, task="coordination_inversion")
+    opts = ProbeOptions(classifiers=("majority",), protocol="cv:10", language="en")
+    recs = run_probe(None, d, tmp_path / "r.jsonl", opts)
+    assert {r["n_test"] for r in recs if r["split"] == "test"} == {200, 300}
+    write_report(recs, tmp_path / "rep")
+    md = (tmp_path / "rep" / "report.md").read_text("utf-8")
+    headings = [x for x in md.splitlines() if x.startswith("## ") and "protocol=cv:10" in x]
+    assert len(headings) == 1, headings
+    assert "| n_test | 200 | 300 |" in md

@@ -74,7 +74,9 @@ HOW_TO_READ = f"""\
   score interval with Fisher's exact test for a difference between languages, the sign test for
   one on the same items; such intervals stay within 0-100 (differences within ±100).
   `± s (k seeds)` is the standard deviation over k seeds (shown only when k > 1). The `n_test`
-  row gives the number of test items behind each column.
+  row gives the number of test items behind each column. Under `protocol=cv:K` (in a table's
+  heading) every line of a task is a test item once, scored by a probe trained and selected on
+  other folds (docs/probing.md, "Cross-validation"): `n_test` is all of the task's lines.
 * "Ranks per task" chains encoders best first: `>` where the adjacent difference is
   significant (paired test on the same test items), `≈` where it is not.
 * Relative figures: differences not significant after Holm's correction over the figure's

@@ -54,6 +54,7 @@ CELL_FIELDS = frozenset(
         "dataset_hash",
         "n_train",
         "n_test",
+        "folds",
         "mapped_from",
         "teacher",
         "test_overlap",

@@ -51,7 +51,10 @@ def run(name: str, sentence: Sentence, ctx: Context, seed: int = 0):
 RELATIVE = {"min_per_million": 0.0, "max_per_million": 0.0, "windows_tokens": 20_000_000}
 DEFAULTS = {
     "SentLen": ("sentence_length", {"bins": (5, 9, 13, 17, 21, 26)}),
-    "WC": ("word_content", {"first_rank": 2001, "count": 1000, "min_length": 4}),
+    "WC": (
+        "word_content",
+        {"first_rank": 2001, "count": 1000, "min_length": 4, "exclude_upos": ()},
+    ),
     "TreeDepth": (
         "tree_depth",
         {

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
@@ -25,9 +25,10 @@ from tests.extract.handmade import NOUNS, subject_sentence, write
 from tests.extract.test_extract_gold import _check_line
 from tests.extract.test_languages_gold import _marker_key
 from xprobe.cli import main
-from xprobe.extract.check import check_probing_dir
+from xprobe.extract.check import check_probing_dir, cv_folds
 from xprobe.extract.pipeline import ExtractConfig, extract
 from xprobe.languages import load_profile
+from xprobe.protocol import cv_shortfall
 from xprobe.ud import Sentence, read_conllu
 
 PARAMS = {
@@ -217,8 +218,9 @@ def draft_and_extract(tmp: Path, lang: str, capsys) -> tuple[Path, dict, list[st
 
 
 def check_gold(out: Path, m: dict, paths: list[str], profile_name: str) -> list[str]:
-    """Every filled task: at least 100 test lines, each line as gold says, no sentence or key in
-    two splits of the task; returns the filled tasks."""
+    """Every filled task: at least 100 test lines (under ``cv:K``, where every line is scored:
+    at least the cross-validation floor of lines in all), each line as gold says, no sentence or
+    key in two splits of the task; returns the filled tasks."""
     profile = load_profile(profile_name)
     sources: dict[tuple[str, int], Sentence] = {
         (p, s.line): s for p in paths for s in read_conllu(p)
@@ -230,7 +232,14 @@ def check_gold(out: Path, m: dict, paths: list[str], profile_name: str) -> list[
             assert entry["reason"].strip() and not (out / f"{file}.txt").exists()
             continue
         filled.append(file)
-        assert entry["written"]["te"]["total"] >= 100, (file, entry["written"])
+        folds = cv_folds(m)
+        if folds is None:
+            assert entry["written"]["te"]["total"] >= 100, (file, entry["written"])
+        else:
+            per_class: Counter[str] = Counter()
+            for split in entry["written"].values():
+                per_class.update(split["classes"])
+            assert cv_shortfall(per_class, folds) is None, (file, entry["written"])
         split_of: dict[tuple[str, int], str] = {}
         keys: dict[str, set[str]] = defaultdict(set)
         prov = (out / entry["provenance"]).read_text(encoding="utf-8").splitlines()

@@ -44,26 +44,32 @@ def test_coverage_cells_summary_and_markdown(tmp_path: Path) -> None:
     cov = coverage(folders, drafted=["ta", "vi"])
     assert cov["tasks"] == ["SentLen", "Tense"]
     assert list(cov["languages"]) == ["de", "ta", "vi"]
+    splits = "tr/va/te"  # no treebank protocol in the manifest: the test lines are scored
     assert cov["languages"]["de"] == {
-        "profile": "shipped", "tasks": {"Tense": {"test": 300}, "SentLen": {"test": 400}},
+        "profile": "shipped", "tasks": {
+            "Tense": {"n": 300, "protocol": splits, "half_width": 5.7, "test": 300},
+            "SentLen": {"n": 400, "protocol": splits, "half_width": 4.9, "test": 400},
+        },
     }  # fmt: skip
     assert cov["languages"]["ta"]["tasks"]["Tense"] == {
-        "test": None, "kind": "corpus", "reason": "142 candidates: 12 test lines < 100",
+        "n": None, "test": None, "kind": "corpus", "would_fill": None,
+        "reason": "142 candidates: 12 test lines < 100",
     }  # fmt: skip
     assert cov["summary"] == {
-        "languages": 3, "tasks": 2, "cells": 6, "filled": 4, "median_test": 250.0,
-        "min_test": 120, "na_by_kind": {"corpus": 1, "unstated": 1},
+        "languages": 3, "tasks": 2, "cells": 6, "filled": 4, "median_n": 250,
+        "min_n": 120, "filled_by_task": {"SentLen": 3, "Tense": 1},
+        "protocols": {"tr/va/te": 4}, "na_by_kind": {"corpus": 1, "unstated": 1},
     }  # fmt: skip
     write_coverage(folders, str(tmp_path / "report"), ["ta", "vi"])
     assert json.loads((tmp_path / "report" / "coverage.json").read_text()) == cov
     md = (tmp_path / "report" / "coverage.md").read_text()
     assert "| language | profile | SentLen | Tense |" in md
-    assert "| de | shipped | 400 | 300 |" in md
-    assert "| ta | draft | 120 | n/a (corpus) |" in md
-    assert "| vi | draft | 200 | n/a |" in md
-    assert "| ta | Tense | corpus | 142 candidates: 12 test lines < 100 |" not in md  # escaped
-    assert "| ta | Tense | corpus | 142 candidates: 12 test lines \\< 100 |" in md
-    assert "| vi | Tense |  | no Tense \\| in FEATS |" in md
+    assert "| de | shipped | 400 ±4.9 | 300 ±5.7 |" in md
+    assert "| ta | draft | 120 ±8.9 | n/a (corpus) |" in md
+    assert "| vi | draft | 200 ±6.9 | n/a |" in md
+    assert "| ta | Tense | corpus |  | 142 candidates: 12 test lines < 100 |" not in md  # escaped
+    assert "| ta | Tense | corpus |  | 142 candidates: 12 test lines \\< 100 |" in md
+    assert "| vi | Tense |  |  | no Tense \\| in FEATS |" in md
 
 
 def test_missing_manifest_is_one_line(tmp_path: Path) -> None:
@@ -118,5 +124,5 @@ def test_a_task_name_from_a_manifest_is_text_in_every_cell(tmp_path: Path) -> No
     header, reasons_header = rows[0], rows[2]
     assert len(split_cells(header)) == 4 and "T\\|ask" in header
     assert len(split_cells(rows[1])) == len(split_cells(header))
-    assert len(split_cells(rows[3])) == len(split_cells(reasons_header)) == 4
+    assert len(split_cells(rows[3])) == len(split_cells(reasons_header)) == 5
     assert "![y](" not in md and "!\\[y\\](/etc/hostname)" in md

@@ -58,7 +58,7 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
     argv = de.action[2]["argv"]
     assert argv[:4] == ["extract", "--lang", "de", "--out"]  # the shipped profile
     assert {"--treebank", "--allow-partial"} <= set(argv)
-    assert argv[argv.index("--min-test") + 1] == "100"
+    assert argv[argv.index("--protocol") + 1] == "cv:10" and "--min-test" not in argv
     assert argv[-2:] == [str(root / "UD_German-GSD/de_gsd-ud-test.conllu"),
                          str(root / "UD_German-HDT/de_hdt-ud-dev.conllu")]  # fmt: skip
     assert de.outputs == (str(out / "probing" / "de"),) and de.reads[0].endswith("de.toml")
@@ -67,8 +67,14 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
     assert xxx.outputs == (str(out / "probing" / "xxx"), draft)
     probe = next(s for s in study.steps if s.name == "probe-xxx-bov").action[1][0]
     assert probe[probe.index("--lang") + 1] == "xxx" and probe[-1] == "bov:/v.vec"
+    for step in study.steps:
+        if step.name.startswith("probe-"):
+            probe = step.action[1][0]
+            assert probe[probe.index("--cv") + 1] == "10", step.name
+            assert probe.count("--cv") == 1
     cov = study.steps[-1].action[2]
     assert cov["drafted"] == ["xxx"] and cov["out"] == str(out / "report")
+    assert cov["missing_train"] == {"de": ["UD_German-GSD", "UD_German-HDT"], "xxx": ["UD_Xxx-Y"]}
     only = ud(tmp_path, root, langs=["xxx"], min_test=50, export=False)
     assert [s.name for s in only.steps] == [  # type: ignore[attr-defined]
         "treebank-xxx",
@@ -76,6 +82,39 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
         "report",
         "coverage",
     ]
+
+
+def _argv(study: object, name: str) -> list[str]:
+    step = next(s for s in study.steps if s.name == name)  # type: ignore[attr-defined]
+    return step.action[2]["argv"] if step.action[0] == "call" else step.action[1][0]
+
+
+def test_protocol_reaches_extract_and_probe_and_must_agree(tmp_path: Path) -> None:
+    """[treebanks] protocol: tr/va/te gives --min-test and no --protocol or --cv (as before);
+    cv:5 gives extract --protocol cv:5 and probe --cv 5; [probe] options cv disagreeing, or a
+    protocol that does not parse, is one line each before anything runs."""
+    root = release(tmp_path / "rel", "UD_English-EWT/en_ewt-ud-test.conllu",
+                   "UD_English-EWT/en_ewt-ud-train.conllu")  # fmt: skip
+    fixed = ud(tmp_path, root, protocol="tr/va/te")
+    assert fixed.steps[-1].action[2]["missing_train"] == {}  # type: ignore[attr-defined]
+    argv = _argv(fixed, "treebank-en")
+    assert argv[argv.index("--min-test") + 1] == "100" and "--protocol" not in argv
+    assert "--cv" not in _argv(fixed, "probe-en-baselines")
+    five = ud(tmp_path, root, protocol="cv:5")
+    argv = _argv(five, "treebank-en")
+    assert argv[argv.index("--protocol") + 1] == "cv:5" and "--min-test" not in argv
+    argv = _argv(five, "probe-en-baselines")
+    assert argv[argv.index("--cv") + 1] == "5"
+    over = {"treebanks": {"root": str(root)}, "probe": {"options": {"cv": 10}}}
+    same = load_study(STUDIES_DIR / "ud.toml", tmp_path / "out", None, over)
+    assert _argv(same, "probe-en-baselines").count("--cv") == 1
+    over["probe"]["options"]["cv"] = False
+    with pytest.raises(StudyError, match=r"\[probe\] options: cv = false \(protocol tr/va/te\) "
+                       r"disagrees with \[treebanks\] protocol = 'cv:10'") as e:  # fmt: skip
+        load_study(STUDIES_DIR / "ud.toml", tmp_path / "out", None, over)
+    assert len(str(e.value).splitlines()) == 1
+    with pytest.raises(StudyError, match=r"\[treebanks\] protocol: .*cv:K with K from 3"):
+        ud(tmp_path, root, protocol="cv:1")
 
 
 @pytest.mark.parametrize(
@@ -132,9 +171,10 @@ def test_a_draft_with_no_usable_task_is_one_line_and_writes_nothing(tmp_path: Pa
 
 def agrees_with_gold(out: Path) -> dict[str, list[str]]:
     """Every line the study wrote, language by language, checked against its gold sentence (the
-    provenance names the treebank file and line); at least 100 test lines per filled task; an n/a
-    of kind ``language`` only where the language's profile declares it. Returns the filled tasks
-    per language."""
+    provenance names the treebank file and line); at least 100 test lines per filled task (under
+    cv:K: at least the cross-validation floor of lines, every line being scored); an n/a of kind
+    ``language`` only where the language's profile declares it. Returns the filled tasks per
+    language."""
     cov = json.loads((out / "report" / "coverage.json").read_text())
     filled = {}
     for code, lang in cov["languages"].items():
@@ -190,21 +230,29 @@ def test_ud_study_over_shared_data_writes_coverage(tmp_path: Path) -> None:
                 continue
             lines = (out / "probing" / code_ / entry["file"]).read_text("utf-8").splitlines()
             n_test = sum(1 for x in lines if x.startswith("te\t"))
-            assert cell["test"] == n_test >= 100, (code_, entry["task"])
-            tests.append(n_test)
+            assert cell["test"] == n_test, (code_, entry["task"])
+            # cv:10: every line of the file is scored, at least the 97 of the floor
+            assert cell["protocol"] == "cv:10" and cell["n"] == len(lines) >= 97
+            tests.append(len(lines))
     assert tests, "no task filled in any language"
     assert cov["summary"]["filled"] == len(tests)
-    assert cov["summary"]["median_test"] == statistics.median(tests)
+    assert cov["summary"]["median_n"] == statistics.median(tests)
     md = (out / "report" / "coverage.md").read_text()
     assert all(f"| {c} | draft |" in md or f"| {c} | shipped |" in md for c in SMALL)
     assert (out / "report" / "report.md").exists()
     filled = sorted(c for c, lang in cov["languages"].items()
                     if any(x["test"] for x in lang["tasks"].values()))  # fmt: skip
-    assert filled == ["ga", "hy", "wo"]  # Tamil: every task n/a (corpus), and says so
-    assert all(x["kind"] == "corpus" for x in cov["languages"]["ta"]["tasks"].values()
-               if x["reason"].startswith("the corpus is too small"))  # fmt: skip
+    # Tamil's 200 sentences: BShift alone reaches the cv:10 floor (its 194 lines are scored);
+    # every other task n/a (corpus), saying what would fill it and that no train file is there
+    assert filled == SMALL
+    ta = cov["languages"]["ta"]["tasks"]
+    assert [t for t, x in ta.items() if x["n"] is not None] == ["BShift"]
+    for x in ta.values():
+        if x["n"] is None and x["reason"].startswith("the corpus is too small"):
+            assert x["kind"] == "corpus" and x["would_fill"].startswith("97 balanced lines")
+            assert x["missing_train"] == ["UD_ta-TTB"]
     heat = (out / "report" / "languages_ud_majority_baseline.md").read_text()
-    assert [row.split(" | ")[0] for row in heat.splitlines()[2:]] == ["| ga", "| hy", "| wo"]
+    assert [row.split(" | ")[0] for row in heat.splitlines()[2:]] == [f"| {c}" for c in SMALL]
     for c in SMALL:
         assert (out / "datasets" / c / "README.md").exists()
     filled = agrees_with_gold(out)

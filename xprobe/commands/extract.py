@@ -17,7 +17,9 @@ split and class what was found; --allow-partial writes what there is, still bala
 balanced candidates fill, split --ratio (80,10,10), tasks share source sentences (never within a
 task), sentences of any length from --min-tokens on are read (SentLen and TreeDepth keep their
 maximum), and a task whose test split would hold fewer than --min-test (100) lines is n/a with
-its counts (docs/tasks.md, "Small corpora"). `xprobe profile draft` prints this command.
+its counts (docs/tasks.md, "Small corpora"). `xprobe profile draft` prints this command. With
+--protocol cv:K (what studies/ud.toml uses) every line will be scored once in K folds: no
+--min-test, a task is n/a only below the cross-validation floor, provenance always written.
 
 Examples:
   xprobe extract --lang en --out probing/en work/en/parsed/*.conllu.gz
@@ -25,6 +27,7 @@ Examples:
   xprobe extract --lang en --out p --param tree_depth.min_depth=4 --allow-partial en.conllu
   xprobe extract --check probing/en
   xprobe extract --treebank --lang sv --out probing/sv sv_talbanken-ud-dev.conllu sv-test.conllu
+  xprobe extract --treebank --protocol cv:10 --lang sv --out probing/sv sv_talbanken-ud-*.conllu
   xprobe extract --lang de --out probing/de --sizes 10000,1000,1000 --allow-partial \
       --from-text dewiki.xml.bz2 --parsed work/de/parsed --model de.udpipe --workers 2
 
@@ -153,11 +156,21 @@ def _add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--min-test",
         type=int,
-        default=100,
+        default=None,
         metavar="N",
-        help="treebank mode: fewest test lines a task may have (default 100); a task short of "
-        "it at --ratio gets N test (and validation) lines while training keeps at least as "
-        "many, else it is n/a",
+        help="treebank mode under --protocol tr/va/te: fewest test lines a task may have "
+        "(default 100); a task short of it at --ratio gets N test (and validation) lines while "
+        "training keeps at least as many, else it is n/a",
+    )
+    group.add_argument(
+        "--protocol",
+        default="tr/va/te",
+        metavar="P",
+        help="treebank mode: how the folder will be probed. tr/va/te (default): the test split "
+        "is scored, --min-test holds; cv:K (cv = cv:10): every line is scored once in K folds "
+        "(xprobe probe --protocol cv:K), so a task keeps all its balanced lines and is n/a "
+        "only below the cross-validation floor (97 lines, a 95%% interval of at most +/-10 "
+        "points at 50%%, and K lines per class); implies --provenance (the folds read its keys)",
     )
     group.add_argument(
         "--ratio",
@@ -283,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
             print(p)
         for w in warnings:
             print(f"warning: {w}")
-        for line in _yield_summary(args.check):
+        for line in _yield_summary(args.check) + _protocol_lines(args.check):
             print(line)
         if problems:
             log.error("%s: %d problem(s), %d warning(s)", args.check, len(problems), len(warnings))
@@ -321,7 +334,8 @@ def run(args: argparse.Namespace) -> int:
         progress=args.progress,
         windows=args.windows,
         treebank=args.treebank,
-        min_test=args.min_test,
+        min_test=_min_test(args),
+        protocol=args.protocol,
         ratio=args.ratio,
         dataset=args.dataset,
     )
@@ -349,6 +363,43 @@ def run(args: argparse.Namespace) -> int:
         f"; not applicable: {', '.join(na)}" if na else "",
     )
     return 0
+
+
+def _min_test(args: argparse.Namespace) -> int:
+    """``--min-test`` (100 when not given); refused under ``--protocol cv:K``, whose floor is
+    the cross-validation one."""
+    from xprobe.protocol import parse_protocol
+
+    if args.min_test is not None and parse_protocol(args.protocol).cv:
+        raise XProbeError(
+            f"--min-test is the test split's floor under --protocol tr/va/te; under "
+            f"--protocol {args.protocol} every line is scored and the floor is the "
+            "cross-validation one (xprobe.protocol.cv_floor): drop --min-test"
+        )
+    return 100 if args.min_test is None else args.min_test
+
+
+def _protocol_lines(directory: Path) -> list[str]:
+    """What ``extract --check`` says a cross-validated folder scores: every line of each task."""
+    import json
+
+    try:
+        manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    protocol = (manifest.get("treebank") or {}).get("protocol")
+    if not protocol:
+        return []
+    out = []
+    for file, entry in sorted(manifest.get("tasks", {}).items()):
+        if entry.get("applicable", True) is False:
+            continue
+        lines = sum((s or {}).get("total", 0) for s in entry.get("written", {}).values())
+        out.append(
+            f"{file}: {lines} lines scored under {protocol} (tr+va+te, each line once; the "
+            "splits are the file format, not the test set)"
+        )
+    return out
 
 
 def _yield_summary(directory: Path) -> list[str]:

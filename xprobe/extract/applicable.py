@@ -34,6 +34,7 @@ from xprobe.errors import XProbeError
 from xprobe.extract.plan import FLEX
 from xprobe.extract.select import TaskResult
 from xprobe.languages import NA_KINDS, LanguageProfile
+from xprobe.protocol import cv_shortfall
 from xprobe.tasks import TASKS, TaskSpec
 from xprobe.tasks.explain import explain_with_kinds, single_label
 from xprobe.ud import Sentence
@@ -42,6 +43,7 @@ __all__ = [
     "ANNOTATION",
     "CORPUS",
     "LANGUAGE",
+    "below_cv_floor",
     "below_min_test",
     "declared",
     "declared_kinds",
@@ -196,6 +198,25 @@ def below_min_test(
                     f"two per class for {k} classes"
                 )
                 break
+    return out
+
+
+def below_cv_floor(
+    results: list[TaskResult], folds: int, ratio: Sequence[int], skip: Iterable[str] = ()
+) -> dict[str, str]:
+    """Treebank mode under ``cv:folds`` (every line scored once): ``{file: reason}`` for the
+    tasks (but those in ``skip``) whose balanced lines fall short of the cross-validation floor
+    (:func:`xprobe.protocol.cv_shortfall`), the reason in numbers: the candidates, the balanced
+    lines and what would fill the task. Kind ``corpus``."""
+    skip = set(skip)
+    out: dict[str, str] = {}
+    for r in results:
+        if r.run.spec.file in skip:
+            continue
+        per_class = Counter(p[0] for split in r.picked for p in split)
+        short = cv_shortfall({lab: per_class[lab] for lab in r.run.labels}, folds)
+        if short is not None:
+            out[r.run.spec.file] = f"{_balanced_lines(r, ratio)}: {short}"
     return out
 
 

@@ -10,7 +10,10 @@ not applicable (``"applicable": false``) must give a reason, a known ``kind`` wh
 (:data:`xprobe.languages.NA_KINDS`) and have no file; it is listed among "n/a (kind: reason)" by
 :func:`not_applicable_kinds`. A split asked for but empty,
 or holding one class only, is a problem; so are leftovers of a killed run (temporary ``.tmp``
-files, a stdin spool: :mod:`xprobe.extract.leftovers`). A split below a useful size is a warning.
+files, a stdin spool: :mod:`xprobe.extract.leftovers`). A split below a useful size is a warning;
+in a folder extracted for ``cv:K`` (the manifest's ``treebank.protocol``), where every line is
+scored once and the test split is only the file format, a task below the cross-validation floor
+is (:func:`xprobe.protocol.cv_shortfall`).
 
 Example::
 
@@ -28,13 +31,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from xprobe.errors import XProbeError
 from xprobe.extract.leftovers import find_leftovers, owner_alive
 from xprobe.languages import NA_KINDS
+from xprobe.protocol import cv_shortfall, parse_protocol
 from xprobe.tasks.base import fold_key
 
 __all__ = [
     "MIN_USEFUL",
     "check_probing_dir",
+    "cv_folds",
     "not_applicable",
     "not_applicable_kinds",
     "small_test_splits",
@@ -62,13 +68,14 @@ def check_probing_dir(
         return [f"{d / 'manifest.json'}: unreadable: {e}", *problems]
     owner: dict[str, str] = {}
     exclusive = bool(manifest.get("exclusive", True))
+    folds = cv_folds(manifest)
     for file, entry in sorted(manifest.get("tasks", {}).items()):
         if entry.get("applicable", True) is False:
             _check_not_applicable(d, file, entry, problems)
             continue
         texts = _check_task(d, file, entry, problems)
         if warnings is not None:
-            warnings.extend(_usefulness(d / entry.get("file", f"{file}.txt"), entry))
+            warnings.extend(_usefulness(d / entry.get("file", f"{file}.txt"), entry, folds))
         if exclusive:
             for text in texts:
                 other = owner.setdefault(text, file)
@@ -204,9 +211,33 @@ def _check_counts(
             problems.append(f"{path}: {split} has {total} lines, {asked} asked, not partial")
 
 
-def _usefulness(path: Path, entry: dict[str, Any]) -> list[str]:
+def cv_folds(manifest: dict[str, Any]) -> int | None:
+    """K of a folder extracted for ``cv:K`` (the manifest's ``treebank.protocol``), else None."""
+    protocol = (manifest.get("treebank") or {}).get("protocol")
+    try:
+        return parse_protocol(protocol).folds if protocol else None
+    except XProbeError:
+        return None
+
+
+def _cv_short(entry: dict[str, Any], folds: int) -> str | None:
+    """Under ``cv:K`` every line of the file is scored: the cross-validation floor's shortfall
+    of all its lines (tr+va+te), or None."""
+    per_class: Counter[str] = Counter()
+    for split in (entry.get("written") or {}).values():
+        per_class.update((split or {}).get("classes") or {})
+    labels = entry.get("labels") or sorted(per_class)
+    return cv_shortfall({lab: per_class[lab] for lab in labels}, folds)
+
+
+def _usefulness(path: Path, entry: dict[str, Any], folds: int | None = None) -> list[str]:
     """Splits too small to measure anything: fewer than MIN_USEFUL lines (the standard error of
-    an accuracy on n lines is up to 50/sqrt(n) points, 5 at 100) or than two per class."""
+    an accuracy on n lines is up to 50/sqrt(n) points, 5 at 100) or than two per class. Under
+    ``cv:K`` (``folds``) the test split is not what is scored but every line: the warning is
+    then the cross-validation floor's (:func:`xprobe.protocol.cv_shortfall`)."""
+    if folds is not None:
+        short = _cv_short(entry, folds)
+        return [] if short is None else [f"{path}: every line is scored under cv:{folds}; {short}"]
     out = []
     k = len(entry.get("labels", []))
     for split in SPLITS:
@@ -221,7 +252,17 @@ def _usefulness(path: Path, entry: dict[str, Any]) -> list[str]:
 
 def small_test_splits(manifest: dict[str, Any]) -> list[str]:
     """One line per task whose test split was asked for but holds fewer than a useful number
-    of lines (:data:`MIN_USEFUL`, or two per class): what ``extract`` warns about as it ends."""
+    of lines (:data:`MIN_USEFUL`, or two per class): what ``extract`` warns about as it ends.
+    Under ``cv:K`` (every line scored) a task whose lines fall short of the cross-validation
+    floor instead."""
+    folds = cv_folds(manifest)
+    if folds is not None:
+        return [
+            f"{entry.get('task')}: every line is scored under cv:{folds}; {short}"
+            for entry in manifest.get("tasks", {}).values()
+            if entry.get("applicable", True) is not False
+            and (short := _cv_short(entry, folds)) is not None
+        ]
     out = []
     for entry in manifest.get("tasks", {}).values():
         asked = entry.get("sizes", {}).get("te", 0)

@@ -58,6 +58,7 @@ from xprobe.extract.write import build_manifest, raise_unfilled, write_outputs
 from xprobe.extract.yields import yield_lines
 from xprobe.files import sha256_file
 from xprobe.languages import LanguageProfile, load_profile
+from xprobe.protocol import SPLITS_PROTOCOL, parse_protocol
 from xprobe.tasks import TASKS, Context, CorpusStats, TaskSpec, get_task, resolve_params
 from xprobe.tasks.common import writable
 from xprobe.ud import ReadStats
@@ -81,7 +82,10 @@ class ExtractConfig:
     treebank: treebank mode (``xprobe extract --treebank``, :mod:`xprobe.extract.treebank`):
     each task takes all its balanced candidates can fill, split in ``ratio``, at most ``sizes``
     per split; tasks share source sentences; a task whose test split would hold fewer than
-    ``min_test`` lines is n/a (kind ``corpus``).
+    ``min_test`` lines is n/a (kind ``corpus``). ``protocol`` (treebank mode): ``tr/va/te``
+    (the default: the test split is scored, the ``min_test`` floor holds) or ``cv:K`` (every
+    line is scored once in K folds: no ``min_test``, the floor of
+    :func:`xprobe.protocol.cv_floor`; provenance always written, the folds read its keys).
     """
 
     lang: str
@@ -103,6 +107,7 @@ class ExtractConfig:
     treebank: bool = False  # size each task from what the corpus fills (xprobe.extract.treebank)
     min_test: int = 100  # treebank mode: fewer test lines than this make a task n/a (corpus)
     ratio: tuple[int, int, int] = tbmode.DEFAULT_RATIO  # treebank mode: tr/va/te proportions
+    protocol: str = SPLITS_PROTOCOL  # treebank mode: tr/va/te, or cv:K (xprobe.protocol)
     dataset: str | None = None  # recorded in the manifest: `xprobe probe`'s default dataset
 
 
@@ -133,6 +138,11 @@ def _validate(config: ExtractConfig) -> None:
         raise XProbeError(f"on_error must be 'raise' or 'skip', not {config.on_error!r}")
     if not config.inputs:
         raise XProbeError("no input CoNLL-U files given")
+    if parse_protocol(config.protocol).cv and not config.treebank:
+        raise XProbeError(
+            f"--protocol {config.protocol} sizes every task for cross-validation in treebank "
+            "mode: add --treebank (a folder written without it can still be probed under cv:K)"
+        )
     for p in config.inputs:
         if p != "-" and not Path(p).is_file():
             raise XProbeError(f"{p}: no such file")
@@ -264,7 +274,7 @@ class Extraction:
         if c.treebank:  # a treebank too small for a task is a result there, not an error
             undeclared = {f: r for f, r in na.items() if self.kinds.get(f) != applicable.CORPUS}
         applicable.raise_undeclared(undeclared, self.profile, c.allow_partial)
-        corpus = self._below_min_test(na) if c.treebank else {}
+        corpus = self._below_floor(na) if c.treebank else {}
         na.update(corpus)
         results = [r for r in self.results if r.run.spec.file not in na]
         raise_unfilled(results, c.allow_partial, c.exclusive)
@@ -291,10 +301,15 @@ class Extraction:
             log.info("%s", line)
         return manifest
 
-    def _below_min_test(self, na: dict[str, str]) -> dict[str, str]:
-        """Treebank mode: the tasks whose test split would be below ``min_test`` lines."""
+    def _below_floor(self, na: dict[str, str]) -> dict[str, str]:
+        """Treebank mode: the tasks whose test split would be below ``min_test`` lines, or
+        under ``cv:K`` whose balanced lines are below the cross-validation floor."""
         c = self.config
-        small = applicable.below_min_test(self.results, c.min_test, c.ratio, na)
+        folds = parse_protocol(c.protocol).folds
+        if folds is not None:
+            small = applicable.below_cv_floor(self.results, folds, c.ratio, na)
+        else:
+            small = applicable.below_min_test(self.results, c.min_test, c.ratio, na)
         for f, reason in sorted(small.items()):
             log.warning("%s: not applicable to this corpus: %s", f, reason)
         return small
@@ -342,9 +357,7 @@ def run_extraction(config: ExtractConfig) -> Extraction:
     _validate(config)
     asked = config
     if config.treebank:  # every task sized from the caps down; tasks share sentences
-        tbmode.validate(config.ratio, config.min_test)
-        sizes = tbmode.run_sizes(config.ratio, config.sizes, config.min_test)
-        config = dataclasses.replace(config, sizes=sizes, exclusive=False)
+        config = _treebank_config(config)
     profile = load_profile(config.lang)
     specs = _select_tasks(config.tasks)
     na = applicable.declared(profile, specs)
@@ -370,7 +383,7 @@ def run_extraction(config: ExtractConfig) -> Extraction:
     manifest = build_manifest(config, profile, results, params, *parts)
     if win is not None:
         manifest["treebank"] = tbmode.manifest_entry(
-            config.ratio, config.min_test, asked.sizes, win, results
+            config.ratio, config.min_test, asked.sizes, win, results, config.protocol
         )
     manifest["common"] = {"min_tokens": length.min_tokens, "max_tokens": length.max_tokens}
     manifest["length"] = length.manifest(bins_of(params))
@@ -385,6 +398,18 @@ def run_extraction(config: ExtractConfig) -> Extraction:
     found = {f: reason for f, (reason, _) in found_kinds.items()}
     found_kind = {f: kind for f, (_, kind) in found_kinds.items()}
     return Extraction(config, profile, results, manifest, found, notes, found_kind)
+
+
+def _treebank_config(config: ExtractConfig) -> ExtractConfig:
+    """Treebank mode's settings: the splits' sizes from the caps down, tasks sharing sentences;
+    under ``cv:K`` no ``min_test`` floor and provenance always written (the folds read keys)."""
+    proto = parse_protocol(config.protocol)
+    tbmode.validate(config.ratio, config.min_test)
+    sizes = tbmode.run_sizes(config.ratio, config.sizes, 0 if proto.cv else config.min_test)
+    return dataclasses.replace(
+        config, sizes=sizes, exclusive=False, protocol=str(proto),
+        provenance=config.provenance or proto.cv,
+    )  # fmt: skip
 
 
 def _run_passes(
@@ -429,7 +454,8 @@ def _run_passes(
         notes = exclusivity_notes(results) if config.exclusive else {}
         results = _top_up(cache, names, results, config, profile.code, binned_max=binned_max)
         if win is not None:
-            tbmode.settle(results, config.ratio, config.min_test)
+            cv = parse_protocol(config.protocol).cv
+            tbmode.settle(results, config.ratio, None if cv else config.min_test)
         sentences = (s for _, _, s in cache.sentences(names) if writable(s.text))
         window = (length.min_tokens, hi)
         found = applicable.detect_kinds(

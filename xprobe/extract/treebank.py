@@ -23,9 +23,16 @@ disjoint sentences starve the rare ones. Treebank mode instead:
   reason (:func:`xprobe.extract.applicable.below_min_test`), rather than written with a split
   too small to measure anything on.
 
-The manifest's ``treebank`` entry records the mode, the ratio, the minimum, the length windows
-and the sizes chosen per task (also each task entry's ``sizes``). Same inputs and seed give the
-same bytes.
+Under ``--protocol cv:K`` (``ExtractConfig.protocol``) every line of a task file is scored once
+(the probe deals tr+va+te into K folds, :mod:`xprobe.probe.folds`), so the test split is not
+what is measured and there is no ``min_test`` floor: each task keeps every balanced line its
+ratio fit takes, and is n/a (kind ``corpus``) exactly when :func:`xprobe.protocol.cv_shortfall`
+says so (:func:`xprobe.extract.applicable.below_cv_floor`: at least 97 lines, a 95 % interval of
+at most +/-10 points at 50 %, and K lines of every class). Provenance is always written.
+
+The manifest's ``treebank`` entry records the mode, the ratio, the minimum (under ``cv:K``: the
+``protocol`` and the ``floor``), the length windows and the sizes chosen per task (also each
+task entry's ``sizes``). Same inputs and seed give the same bytes.
 
 Example::
 
@@ -46,11 +53,13 @@ from xprobe.errors import XProbeError
 from xprobe.extract.length import LengthPlan, length_counts
 from xprobe.extract.select import SHARED, TaskResult, TaskRun, _available, _fill
 from xprobe.extract.shrink import rebalance_keys
+from xprobe.protocol import MAX_HALF_WIDTH, SPLITS_PROTOCOL, min_items, parse_protocol
 
 __all__ = [
     "DEFAULT_RATIO",
     "TreebankWindow",
     "binned",
+    "cv_entry",
     "floor_fit",
     "manifest_entry",
     "run_sizes",
@@ -130,16 +139,19 @@ def binned(params: Any) -> bool:
     return hasattr(params, "bins") or hasattr(params, "length_bins")
 
 
-def settle(results: list[TaskResult], ratio: Sequence[int], min_test: int) -> None:
+def settle(results: list[TaskResult], ratio: Sequence[int], min_test: int | None) -> None:
     """Make each task's shrunk sizes its sizes: in treebank mode a task takes what its balanced
     candidates fill, which is not a shortfall; a task whose test split falls below ``min_test``
-    (or two lines per class) gets the floor instead where it can (:func:`floor_fit`). Changed
-    in place."""
+    (or two lines per class) gets the floor instead where it can (:func:`floor_fit`).
+    ``min_test`` None (``cv:K``: every line is scored, not the test split): no floor, each task
+    keeps what its ratio fit took. Changed in place."""
     for r in results:
         if r.shrunk is not None:
             r.run.sizes = r.shrunk
             r.shrunk = None
         r.shortfalls = []
+        if min_test is None:
+            continue
         need = max(min_test, 2 * len(r.run.labels))
         if len(r.picked[2]) < need:
             floor_fit(r, ratio, need)
@@ -176,6 +188,16 @@ def floor_fit(res: TaskResult, ratio: Sequence[int], need: int) -> bool:
     return True
 
 
+def cv_entry(folds: int) -> dict[str, Any]:
+    """The floor of a ``cv:K`` extraction: a task needs ``lines`` balanced lines (or
+    ``per_class`` times its classes, where more) and ``per_class`` lines of every class
+    (:func:`xprobe.protocol.cv_floor`)."""
+    return {
+        "protocol": f"cv:{folds}",
+        "floor": {"lines": min_items(), "per_class": folds, "max_half_width": MAX_HALF_WIDTH},
+    }
+
+
 def _most_training(run: TaskRun, pools: dict, va: int, te: int) -> int | None:
     """The most training lines that fit beside ``va`` and ``te`` (at least ``va + te``; binary
     search, the best seen kept), or None."""
@@ -195,12 +217,16 @@ def manifest_entry(
     caps: Sequence[int],
     win: TreebankWindow,
     results: list[TaskResult],
+    protocol: str = SPLITS_PROTOCOL,
 ) -> dict[str, Any]:
     """The manifest's ``treebank`` entry (per-task sizes of the tasks run, before any is found
-    not to apply)."""
+    not to apply). Under ``cv:K`` it records the protocol and the floor (:func:`cv_entry`)
+    instead of ``min_test``; under ``tr/va/te`` it is as it always was."""
+    folds = parse_protocol(protocol).folds
+    floor = {"min_test": min_test} if folds is None else cv_entry(folds)
     return {
         "ratio": list(ratio),
-        "min_test": min_test,
+        **floor,
         "max_sizes": dict(zip(("tr", "va", "te"), caps, strict=True)),
         "length": win.manifest(),
         "task_sizes": {

@@ -58,7 +58,9 @@ SINGLES: dict[str, dict[str, tuple[str, Any]]] = {
         "root": ("path", ""),
         "langs": ("strs", []),  # only these codes (default: every language of the release)
         "exclude": ("strs", []),
-        "min_test": ("int", 100),
+        # tr/va/te: the test split is scored (min_test its floor); cv:K: every line, K folds
+        "protocol": ("str", "tr/va/te"),
+        "min_test": ("int", 100),  # tr/va/te only
         "export": ("bool", True),  # Hugging Face datasets per language under OUT/datasets/
     },
     "probe": {

@@ -15,7 +15,7 @@ from xprobe.errors import XProbeError
 from xprobe.study.actions import call
 from xprobe.study.language import flags, language_steps
 from xprobe.study.state import Step
-from xprobe.study.treebanks import coverage_step, export_steps, treebank_steps
+from xprobe.study.treebanks import coverage_step, export_steps, probe_flags, treebank_steps
 
 CPU_KINDS = ("bov", "pmeans", "npy", "python")  # encoder kinds whose probes need no GPU
 
@@ -47,7 +47,7 @@ def all_steps(ctx: Any) -> list[Step]:
         steps += _from(f"[nli.{name}]", _nli(ctx, name, n))
     for name, m in data["mappings"].items():
         steps += _from(f"[mappings.{name}]", _mapping(ctx, name, m))
-    probes = _probes(ctx, codes)
+    probes = _probes(ctx, codes, probe_flags(ctx, treebanks))
     steps += probes
     if probes:
         steps.append(_report(ctx, [s.outputs[0] for s in probes]))
@@ -225,7 +225,9 @@ def _mapping(ctx: Any, name: str, m: dict) -> list[Step]:
                  gpu=_cuda(study))]  # fmt: skip
 
 
-def _probes(ctx: Any, codes: dict[str, str]) -> list[Step]:
+def _probes(ctx: Any, codes: dict[str, str], extra: dict[str, list[str]]) -> list[Step]:
+    """The probe steps of every language; ``extra``: flags per language (a release's
+    languages under cv: ``--protocol cv:K``, :func:`xprobe.study.treebanks.probe_flags`)."""
     data, out, probe = ctx.data, ctx.out, ctx.data["probe"]
     study = data["study"]
     cls = list(probe["classifiers"])
@@ -236,7 +238,7 @@ def _probes(ctx: Any, codes: dict[str, str]) -> list[Step]:
     for lang, code in codes.items():
         folder = data["languages"][lang]["probing"] or str(out / "probing" / lang)
         common = ["--lang", code, *(["--dataset", study["dataset"]] if study["dataset"] else [])]
-        opts = flags(probe["options"])
+        opts = flags(probe["options"]) + extra.get(lang, [])
         if probe["baselines"]:
             res = str(out / "results" / lang / "baselines.jsonl")
             argv = ["probe", "--data", folder, "--out", res, *common, "--device", _cpu(study),

@@ -5,11 +5,14 @@ At plan time the folder is read (:func:`xprobe.extract.release.read_release`): o
 code, its treebanks merged. Each language gets one step, ``treebank-CODE``, that uses the shipped
 profile (``languages/CODE.toml``) where there is one and otherwise drafts one into
 ``OUT/profiles/CODE.toml`` (:func:`xprobe.profiles.draft.draft_profile`), then extracts every task
-from the gold treebanks in treebank mode (``xprobe extract --treebank --min-test N``; no
-parsing) into ``OUT/probing/CODE``. The languages join ``[languages]``, so the probes, the
-encoders added with ``--set`` and the report treat them like any other; ``coverage`` writes the
-languages x tasks table beside the report, and ``export-CODE`` a Hugging Face datasets folder
-per language (one configuration per task).
+from the gold treebanks in treebank mode (``xprobe extract --treebank --protocol cv:K`` under
+``[treebanks] protocol = "cv:K"``, ``--min-test N`` under ``tr/va/te``; no parsing) into
+``OUT/probing/CODE``; under cv the language's probe steps get ``--cv K`` (``xprobe probe``'s
+flag for protocol ``cv:K``) too (:func:`probe_flags`). The languages join ``[languages]``, so
+the probes, the encoders added with ``--set`` and the report treat them like any other;
+``coverage`` writes the languages x tasks table beside the report (naming the treebank folders
+without a train file), and ``export-CODE`` a Hugging Face datasets folder per language (one
+configuration per task).
 """
 
 from __future__ import annotations
@@ -24,7 +27,14 @@ from xprobe.study.actions import run_cli
 from xprobe.study.language import flags
 from xprobe.study.state import Step
 
-__all__ = ["coverage_step", "export_steps", "extract_treebank", "treebank_steps"]
+__all__ = [
+    "check_protocol",
+    "coverage_step",
+    "export_steps",
+    "extract_treebank",
+    "probe_flags",
+    "treebank_steps",
+]
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +47,7 @@ def treebank_steps(ctx: Any, codes: dict[str, str]) -> list[Step]:
     from xprobe.study.schema import ENTRIES
 
     tb = ctx.data["treebanks"]
+    check_protocol(ctx)
     if not Path(tb["root"]).exists():
         ctx.error("[treebanks] root:", f"{tb['root']}: no such folder (`xprobe download ud "
                   "--release X.Y` unpacks a release into the cache's ud/; or --set "
@@ -77,7 +88,7 @@ def _language_step(ctx: Any, lang: Any, shipped: bool) -> Step:
     if shipped:
         reads = (str(Path(load_profile(lang.code).path).resolve()),)
     argv = ["extract", "--lang", draft or lang.code, "--out", probing, "--treebank",
-            "--min-test", str(tb["min_test"]), "--sizes", ",".join(map(str, study["sizes"])),
+            *_floor_flags(tb), "--sizes", ",".join(map(str, study["sizes"])),
             "--seed", str(study["seed"])]  # fmt: skip
     argv += ["--allow-partial"] if study["allow_partial"] else []
     argv += ["--tasks", *study["tasks"]] if study["tasks"] else []
@@ -91,6 +102,67 @@ def _language_step(ctx: Any, lang: Any, shipped: bool) -> Step:
                "argv": argv})  # fmt: skip
     outputs = (probing, draft) if draft else (probing,)
     return Step(f"treebank-{lang.code}", "extract", action, outputs, reads=reads)
+
+
+def _floor_flags(tb: dict[str, Any]) -> list[str]:
+    """``--min-test N`` under ``tr/va/te``; ``--protocol cv:K`` (no test floor) under cv."""
+    protocol = _protocol(tb)
+    if protocol is None or not protocol.cv:
+        return ["--min-test", str(tb["min_test"])]
+    return ["--protocol", str(protocol)]
+
+
+def _protocol(tb: dict[str, Any]) -> Any:
+    """``[treebanks] protocol`` parsed (None when it does not parse: the check says so)."""
+    from xprobe.protocol import parse_protocol
+
+    try:
+        return parse_protocol(tb["protocol"])
+    except XProbeError:
+        return None
+
+
+def check_protocol(ctx: Any) -> None:
+    """``[treebanks] protocol`` must parse, and agree with ``cv`` in ``[probe] options`` (the
+    probe's ``--cv K``; ``false``: the splits as written) where that is given: the folders are
+    extracted for the former."""
+    from xprobe.protocol import parse_protocol
+
+    tb = ctx.data["treebanks"]
+    protocol = _protocol(tb)
+    if protocol is None:
+        try:
+            parse_protocol(tb["protocol"])
+        except XProbeError as e:
+            ctx.error("[treebanks] protocol:", str(e))
+        return
+    options = ctx.data["probe"]["options"]
+    if "cv" not in options:
+        return
+    probed = _probed(options["cv"])
+    if probed != protocol:
+        ctx.error("[probe] options:", f"cv = {_toml(options['cv'])} (protocol {probed}) "
+                  f"disagrees with [treebanks] protocol = {str(protocol)!r}: the treebank "
+                  "languages are extracted for the latter (set one, or both alike)")  # fmt: skip
+
+
+def _probed(cv: Any) -> Any:
+    """The protocol of ``[probe] options`` ``cv`` (``xprobe probe --cv [K]``): K, true (the
+    default K) or false (the splits as written)."""
+    from xprobe.protocol import DEFAULT_FOLDS, Protocol
+
+    if cv is False or cv is None:
+        return Protocol()
+    return Protocol(DEFAULT_FOLDS if cv is True else int(cv) if str(cv).isdigit() else -1)
+
+
+def probe_flags(ctx: Any, steps: list[Step]) -> dict[str, list[str]]:
+    """The flags the probe steps of the languages of ``steps`` (``treebank-CODE``) add:
+    ``--cv K`` under ``cv:K`` (unless ``[probe] options`` gives ``cv``), else none."""
+    protocol = _protocol(ctx.data["treebanks"])
+    if protocol is None or not protocol.cv or "cv" in ctx.data["probe"]["options"]:
+        return {}
+    return {s.name.removeprefix("treebank-"): ["--cv", str(protocol.folds)] for s in steps}
 
 
 def _toml(v: Any) -> str:
@@ -148,14 +220,28 @@ def export_steps(ctx: Any, codes: list[str]) -> list[Step]:
     return steps
 
 
+def _no_train(step: Step) -> list[str]:
+    """The treebank folders of a ``treebank-CODE`` step without a train file in the release."""
+    from xprobe.extract.release import FILE
+
+    def split(f: str) -> str:
+        m = FILE.fullmatch(Path(f).name)
+        return m.group("split") if m else ""
+
+    treebanks = step.action[2]["treebanks"]
+    return [t for t, files in treebanks.items() if not any(split(f) == "train" for f in files)]
+
+
 def coverage_step(ctx: Any, steps: list[Step], after: tuple[str, ...]) -> Step:
     """The coverage table (``OUT/report/coverage.{md,json}``) of the languages of ``steps`` (the
-    ``treebank-CODE`` steps)."""
+    ``treebank-CODE`` steps), naming the treebank folders the release gives no train file."""
     report = ctx.out / "report"
     codes = [s.name.removeprefix("treebank-") for s in steps]
     folders = {c: str(ctx.out / "probing" / c) for c in codes}
     drafted = [c for c, s in zip(codes, steps, strict=True) if len(s.outputs) > 1]
+    missing = {c: m for c, s in zip(codes, steps, strict=True) if (m := _no_train(s))}
     action = ("call", "xprobe.report.coverage:write_coverage",
-              {"folders": folders, "out": str(report), "drafted": drafted})  # fmt: skip
+              {"folders": folders, "out": str(report), "drafted": drafted,
+               "missing_train": missing})  # fmt: skip
     outputs = (str(report / "coverage.md"), str(report / "coverage.json"))
     return Step("coverage", "report", action, outputs, after=after)

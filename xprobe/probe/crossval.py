@@ -21,6 +21,7 @@ Example::
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,13 +29,17 @@ from typing import Any
 import numpy as np
 
 from xprobe.errors import XProbeError
+from xprobe.probe.baselines import BASELINES, run_baseline
 from xprobe.probe.controls import KEYED_TASKS, read_keys
 from xprobe.probe.datasets import SPLITS, ProbingSet
 from xprobe.probe.folds import assign_folds, fold_sizes, rotation
+from xprobe.probe.records import pack_correct
 from xprobe.protocol import cv_floor
 from xprobe.tasks.base import fold_key
 
-__all__ = ["BelowFloor", "CVPlan", "Rotation", "combine", "cv_sets", "plan"]
+__all__ = ["BelowFloor", "CVPlan", "CrossValidating", "Rotation", "combine", "cv_sets", "plan"]
+
+log = logging.getLogger(__name__)
 
 
 class BelowFloor(XProbeError):
@@ -181,3 +186,82 @@ def _hyperparameters(per_fold: list[dict[str, Any]]) -> dict[str, Any]:
         out[name] = next(hp.get(name) for hp in per_fold if repr(hp.get(name)) == top)
     out["per_fold"] = per_fold
     return out
+
+
+class CrossValidating:
+    """The harness's cross-validated unit (mixed into its context, whose ``embeddings``,
+    ``_fit_layers``, ``_mdl`` and ``_records`` it uses): every rotation of a plan trained on
+    slices of the pooled embeddings, and per layer the records of all N lines."""
+
+    opts: Any
+    name: str
+
+    def run_cv_unit(self, u: Any, cv: CVPlan) -> list[dict[str, Any]]:
+        """Every rotation of a cross-validated set (:mod:`xprobe.probe.crossval`); per layer,
+        the records of all N lines, each scored once."""
+        ps = u.ps
+        log.info("%s %s/%s %s seed %d (%s, %d lines)", self.name, ps.language, ps.task,
+                 u.classifier, u.seed, cv.protocol, cv.n)  # fmt: skip
+        if u.classifier in BASELINES:
+            rots: dict = {None: []}
+            for r in range(cv.k):
+                res = run_baseline(u.classifier, cv.view(r), u.seed)
+                rots[None].append(Rotation(res.dev_acc, res.test_acc, res.params, res.test_correct))
+            extras: dict = {}
+        else:
+            rots, extras = self._cv_layers(u, cv)
+        n_tr = round(sum(len(cv.rows(r)[0]) for r in range(cv.k)) / cv.k)
+        return [r for layer, rs in rots.items()
+                for r in self._records(u, layer, combine(cv, rs), (n_tr, cv.n, cv.n),
+                                       extras.get(layer, {}))]  # fmt: skip
+
+    def _cv_layers(self, u: Any, cv: CVPlan) -> tuple[dict, dict]:
+        """Per layer, every rotation's result (and the control task's, with --control), from
+        the pooled embeddings, encoded once; and each layer's extra test-record fields."""
+        x_all = self._pooled(u.ps)
+        layers, k = list(x_all), len(u.ps.labels)
+        kind, ctl = self._pooled_control(u.ps, u.seed) if self.opts.control else ("", None)
+        rots: dict = {layer: [] for layer in layers}
+        crots: dict = {layer: [] for layer in layers}
+        for r in range(cv.k):
+            sides = self._cv_sides(u, cv, r)
+            x = [{layer: x_all[layer][i] for layer in layers} for i in sides]
+            fits = [(rots, tuple(cv.y[i] for i in sides))]
+            fits += [(crots, tuple(ctl[i] for i in sides))] if ctl is not None else []
+            for into, y in fits:
+                for layer, res in self._fit_layers(u.classifier, x, y, u.seed, k).items():
+                    into[layer].append(Rotation(*res))
+        extras: dict = {layer: {} for layer in layers}
+        for layer in layers:
+            if ctl is not None:
+                _, test, _, hit = combine(cv, crots[layer])
+                extras[layer].update(control=kind, control_value=round(float(test), 6))
+                if hit is not None:
+                    extras[layer]["control_correct"] = pack_correct(hit)
+            if u.classifier.startswith("mdl-"):  # the online code of rotation 0's two sides
+                tr, va, _ = cv.rows(0)
+                extras[layer]["mdl"] = self._mdl(u, x_all[layer][tr], x_all[layer][va],
+                                                 (cv.y[tr], cv.y[va]), k)  # fmt: skip
+        return rots, extras
+
+    def _cv_sides(self, u: Any, cv: CVPlan, r: int) -> tuple[np.ndarray, ...]:
+        """Rotation ``r``'s pooled rows, its training side subsampled with --max-train."""
+        tr, va, te = cv.rows(r)
+        n = self.opts.max_train
+        if n is not None and len(tr) > n:
+            from xprobe.probe.design import stratified_subsample
+
+            tr = tr[stratified_subsample(cv.y[tr], n, u.seed, u.ps.language, u.ps.task, r)]
+        return tr, va, te
+
+    def _pooled(self, ps: ProbingSet) -> dict[int | None, np.ndarray]:
+        """Per layer, the embeddings of every line in pooled order (tr, va, te)."""
+        parts = [self.embeddings(ps, s) for s in ("tr", "va", "te")]
+        return {layer: np.concatenate([p[layer] for p in parts]) for layer in parts[0]}
+
+    def _pooled_control(self, ps: ProbingSet, seed: int) -> tuple[str, np.ndarray]:
+        """The control task's kind and labels (xprobe.probe.controls) in pooled order."""
+        from xprobe.probe.controls import control_labels
+
+        ctl = control_labels(ps, seed)
+        return ctl.kind, np.concatenate([ctl.labels[s] for s in ("tr", "va", "te")])

@@ -35,7 +35,7 @@ from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.checks import check_finite, check_npy, check_one_class, check_sets
 from xprobe.probe.classifiers import TrainConfig, grid_points, train_select
 from xprobe.probe.coverage import vocab_coverage, warn_low_coverage
-from xprobe.probe.crossval import CVPlan, Rotation, combine, cv_sets
+from xprobe.probe.crossval import CrossValidating, CVPlan, cv_sets
 from xprobe.probe.datasets import (
     ProbingSet,
     dir_dataset,
@@ -197,7 +197,7 @@ def _na_records(na: dict, ctx: Any, opts: ProbeOptions, data_dir: Any, out: Any)
     return recs
 
 
-class _Context:
+class _Context(CrossValidating):
     def __init__(self, probed: ProbedEncoder, dataset: str, opts: ProbeOptions, cache) -> None:
         self.probed, self.name = probed, probed.name  # the encoder side, prepared once
         self.dataset, self.opts, self.cache = dataset, opts, cache
@@ -324,76 +324,6 @@ class _Context:
             out[-1]["correct"] = pack_correct(hit)
         out[-1].update(extra)
         return out
-
-    def run_cv_unit(self, u: _Unit, cv: CVPlan) -> list[dict[str, Any]]:
-        """Every rotation of a cross-validated set (:mod:`xprobe.probe.crossval`); per layer,
-        the records of all N lines, each scored once."""
-        ps = u.ps
-        log.info("%s %s/%s %s seed %d (%s, %d lines)", self.name, ps.language, ps.task,
-                 u.classifier, u.seed, cv.protocol, cv.n)  # fmt: skip
-        if u.classifier in BASELINES:
-            rots: dict = {None: []}
-            for r in range(cv.k):
-                res = run_baseline(u.classifier, cv.view(r), u.seed)
-                rots[None].append(Rotation(res.dev_acc, res.test_acc, res.params, res.test_correct))
-            extras: dict = {}
-        else:
-            rots, extras = self._cv_layers(u, cv)
-        n_tr = round(sum(len(cv.rows(r)[0]) for r in range(cv.k)) / cv.k)
-        return [r for layer, rs in rots.items()
-                for r in self._records(u, layer, combine(cv, rs), (n_tr, cv.n, cv.n),
-                                       extras.get(layer, {}))]  # fmt: skip
-
-    def _cv_layers(self, u: _Unit, cv: CVPlan) -> tuple[dict, dict]:
-        """Per layer, every rotation's result (and the control task's, with --control), from
-        the pooled embeddings, encoded once; and each layer's extra test-record fields."""
-        x_all = self._pooled(u.ps)
-        layers, k = list(x_all), len(u.ps.labels)
-        kind, ctl = self._pooled_control(u.ps, u.seed) if self.opts.control else ("", None)
-        rots: dict = {layer: [] for layer in layers}
-        crots: dict = {layer: [] for layer in layers}
-        for r in range(cv.k):
-            sides = self._cv_sides(u, cv, r)
-            x = [{layer: x_all[layer][i] for layer in layers} for i in sides]
-            fits = [(rots, tuple(cv.y[i] for i in sides))]
-            fits += [(crots, tuple(ctl[i] for i in sides))] if ctl is not None else []
-            for into, y in fits:
-                for layer, res in self._fit_layers(u.classifier, x, y, u.seed, k).items():
-                    into[layer].append(Rotation(*res))
-        extras: dict = {layer: {} for layer in layers}
-        for layer in layers:
-            if ctl is not None:
-                _, test, _, hit = combine(cv, crots[layer])
-                extras[layer].update(control=kind, control_value=round(float(test), 6))
-                if hit is not None:
-                    extras[layer]["control_correct"] = pack_correct(hit)
-            if u.classifier.startswith("mdl-"):  # the online code of rotation 0's two sides
-                tr, va, _ = cv.rows(0)
-                extras[layer]["mdl"] = self._mdl(u, x_all[layer][tr], x_all[layer][va],
-                                                 (cv.y[tr], cv.y[va]), k)  # fmt: skip
-        return rots, extras
-
-    def _cv_sides(self, u: _Unit, cv: CVPlan, r: int) -> tuple[np.ndarray, ...]:
-        """Rotation ``r``'s pooled rows, its training side subsampled with --max-train."""
-        tr, va, te = cv.rows(r)
-        n = self.opts.max_train
-        if n is not None and len(tr) > n:
-            from xprobe.probe.design import stratified_subsample
-
-            tr = tr[stratified_subsample(cv.y[tr], n, u.seed, u.ps.language, u.ps.task, r)]
-        return tr, va, te
-
-    def _pooled(self, ps: ProbingSet) -> dict[int | None, np.ndarray]:
-        """Per layer, the embeddings of every line in pooled order (tr, va, te)."""
-        parts = [self.embeddings(ps, s) for s in ("tr", "va", "te")]
-        return {layer: np.concatenate([p[layer] for p in parts]) for layer in parts[0]}
-
-    def _pooled_control(self, ps: ProbingSet, seed: int) -> tuple[str, np.ndarray]:
-        """The control task's kind and labels (xprobe.probe.controls) in pooled order."""
-        from xprobe.probe.controls import control_labels
-
-        ctl = control_labels(ps, seed)
-        return ctl.kind, np.concatenate([ctl.labels[s] for s in ("tr", "va", "te")])
 
     def _layer_results(self, u: _Unit, ps: ProbingSet, idx, y) -> tuple[dict, dict]:
         """Per layer, (dev, test, hyperparameters, test correctness) and the extra fields of

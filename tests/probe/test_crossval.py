@@ -199,3 +199,37 @@ def test_a_report_keeps_cross_validated_tasks_of_any_size_in_one_table(tmp_path:
     headings = [x for x in md.splitlines() if x.startswith("## ") and "protocol=cv:10" in x]
     assert len(headings) == 1, headings
     assert "| n_test | 200 | 300 |" in md
+
+
+def test_control_task_is_cross_validated_on_the_same_folds(tmp_path: Path) -> None:
+    y, x = _noisy(9, 200, 0.1)
+    recs = _run(tmp_path, y, x, clf="lr", control=True)
+    test = next(r for r in recs if r["split"] == "test")
+    assert test["control"] == "shuffled"
+    ctl = unpack_correct(test["control_correct"], 200)
+    assert abs(ctl.mean() - test["control_value"]) < 1e-6
+    assert test["value"] > test["control_value"] + 0.2  # the task is learnable, its control not
+
+
+def test_every_layer_of_a_transformer_is_cross_validated(tmp_path: Path) -> None:
+    """A tiny BERT saved with save_pretrained: one record pair per layer, all on N lines."""
+    pytest.importorskip("transformers")
+    from tests.tiny_models import build_tiny_bert
+
+    model = build_tiny_bert(tmp_path / "bert")
+    g = np.random.default_rng(10)
+    y = np.tile([0, 1], 60)
+    d = tmp_path / "data"
+    d.mkdir()
+    words = ["alpha", "beta", "gamma", "delta"]
+    with open(d / "bigram_shift.txt", "w", encoding="utf-8") as f:
+        for i, lab in enumerate(y):
+            toks = " ".join(g.choice(words, 4 + lab * 3))
+            f.write(f"{'tr' if i < 96 else 'va' if i < 108 else 'te'}\t{'OI'[lab]}\t{toks} w{i}\n")
+    opts = ProbeOptions(classifiers=("lr",), protocol="cv:5", language="xx", device="cpu",
+                        cache_dir=tmp_path / "cache")  # fmt: skip
+    recs = run_probe(f"hf:{model}", d, tmp_path / "r.jsonl", opts)
+    tests = [r for r in recs if r["split"] == "test"]
+    assert len(tests) >= 2 and len({r["layer"] for r in tests}) == len(tests)
+    assert all(r["n_test"] == 120 and r["protocol"] == "cv:5" for r in tests)
+    assert all(len(unpack_correct(r["correct"], 120)) == 120 for r in tests)

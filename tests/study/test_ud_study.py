@@ -59,6 +59,7 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
     assert argv[:4] == ["extract", "--lang", "de", "--out"]  # the shipped profile
     assert {"--treebank", "--allow-partial"} <= set(argv)
     assert argv[argv.index("--protocol") + 1] == "cv:10" and "--min-test" not in argv
+    assert "word_content.exclude_upos=PUNCT,SYM" in argv  # a list as --param reads one
     assert argv[-2:] == [str(root / "UD_German-GSD/de_gsd-ud-test.conllu"),
                          str(root / "UD_German-HDT/de_hdt-ud-dev.conllu")]  # fmt: skip
     assert de.outputs == (str(out / "probing" / "de"),) and de.reads[0].endswith("de.toml")

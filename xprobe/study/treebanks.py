@@ -166,6 +166,9 @@ def probe_flags(ctx: Any, steps: list[Step]) -> dict[str, list[str]]:
 
 
 def _toml(v: Any) -> str:
+    """A study parameter as ``extract --param`` reads it (lists comma-separated)."""
+    if isinstance(v, list):
+        return ",".join(map(_toml, v))
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 

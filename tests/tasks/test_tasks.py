@@ -90,7 +90,7 @@ DEFAULTS = {
         "odd_man_out",
         {"min_freq": 40, "max_freq": 400, "log_tolerance": 1.0, "max_scan": 200, **RELATIVE},
     ),
-    "CoordInv": ("coordination_inversion", {"case_from_counts": True}),
+    "CoordInv": ("coordination_inversion", {"case_from_counts": True, "balance": "thirds"}),
 }
 LABELS = {
     "SentLen": ("0", "1", "2", "3", "4", "5"),

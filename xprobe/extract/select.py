@@ -69,7 +69,8 @@ class TaskRun:
         self.split_of = self.picker._keys
         self.rng = LazyRandom()
         self.label_set = frozenset(self.labels)
-        self.declared = frozenset(self.spec.strata)
+        self.strata = self.spec.strata_of(self.ctx.params)  # declared strata (params chosen)
+        self.declared = frozenset(self.strata)
         self.candidate = self.spec.candidate
 
     def capacity(self, split: int, flexible: bool, seen_strata: int = 1) -> int:
@@ -81,7 +82,7 @@ class TaskRun:
         at least half the strata offer enough, and memory stays near the sizes asked.
         """
         sizes = self.sizes if split == SHARED else (self.sizes[split],)
-        m = len(self.spec.strata) or max(1, seen_strata // 2)
+        m = len(self.strata) or max(1, seen_strata // 2)
         k = max(1, len(self.labels))
         need = 0
         for n in sizes:
@@ -281,7 +282,7 @@ def _finalize(run: TaskRun, rank: int, taken_h: set[int], taken_text: set[str]) 
         run.starved = run.starved or _starved(run, si, n, avail, starving, bool(run.flexible))
         if (
             run.shrink
-            and not run.spec.strata
+            and not run.strata
             and any(p.evicted for (s, _, st), p in run.pools.items() if st and s in (si, SHARED))
         ):
             run.starved = True  # data-driven strata: full-size pools may fill it
@@ -324,12 +325,12 @@ def _fill(
             entries.sort(key=lambda x: (x[0], x[1]))
         avail = {c: len(v) for c, v in cells.items()}
         n = sizes[si]
-        quota = plan(n, run.labels, avail, flexible, run.spec.strata)
+        quota = plan(n, run.labels, avail, flexible, run.strata)
         if quota is None:
             short[si] = avail
             if dry:
                 break
-            _, quota = largest_fit(n, run.labels, avail, flexible, run.spec.strata)
+            _, quota = largest_fit(n, run.labels, avail, flexible, run.strata)
         r = rng(run.seed, run.lang, run.spec.file, split, "labels")
         chosen = select(quota, cells, flexible, run.labels, r)
         used.update(h for _, _, h, _ in chosen)

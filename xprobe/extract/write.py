@@ -129,9 +129,9 @@ def task_manifest(res: TaskResult, seen: int, params: dict[str, Any]) -> dict[st
         "rarity_rank": res.rank,
         "pooled": sum(len(p.heap) for p in run.pools.values()),
         "flexible": bool(run.flexible),
-        "strata_declared": list(run.spec.strata),
+        "strata_declared": list(run.strata),
     }
-    if run.spec.strata or any(p[4] for picked in res.picked for p in picked):
+    if run.strata or any(p[4] for picked in res.picked for p in picked):
         entry["strata"] = strata
     if res.shrunk is not None:
         total = sum(run.sizes)

@@ -154,6 +154,13 @@ class TaskSpec:
     strata: tuple[str, ...] = ()
     needs_tree: bool = True
     tag_filter: Callable[[Sentence, Context], bool] | None = None
+    # the declared strata under the task's params, when a param chooses them (CoordInv's
+    # balance: thirds or halves); None: always ``strata``
+    strata_for: Callable[[Any], tuple[str, ...]] | None = None
+
+    def strata_of(self, params: Any) -> tuple[str, ...]:
+        """The declared strata under ``params`` (``strata`` unless ``strata_for`` says)."""
+        return self.strata if self.strata_for is None else self.strata_for(params)
 
     def labels_of(self, ctx: Context) -> tuple[str, ...]:
         """The label set in label order (an open set is kept in ``ctx.data.labels``)."""

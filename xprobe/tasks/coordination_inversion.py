@@ -50,7 +50,11 @@ A sentence whose inversion is a sentence of the corpus (case-folded tokens compa
 eligible: the inverted sentence would be an original labelled ``I``.
 
 ``stratum`` compares the original first clause with the second, in tokens: ``longer``, ``equal``
-or ``shorter``. No lexical key.
+or ``shorter``. No lexical key. ``balance = "halves"`` (default ``"thirds"``) drops sentences
+whose clauses are equally long and declares the strata ``longer`` and ``shorter`` only: each
+class is then split in halves, and the clause order a reader sees still does not predict the
+label (an ``I`` line of a "longer" sentence shows the shorter clause first), with 2 x the rarer
+of the two strata instead of 3 x the rarest of three (equal clauses are rare: docs/tasks.md).
 
 Example: "The cat slept , and the dog barked ." -> "The dog barked , and the cat slept ."
 """
@@ -61,6 +65,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
+from xprobe.errors import XProbeError
 from xprobe.languages import LanguageProfile
 from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
 from xprobe.tasks.common import base_rel, has_quote, punct_mask
@@ -71,6 +76,16 @@ from xprobe.ud import Sentence, SurfaceToken, Word
 class Params:
     # keep the old first word capitalised when the corpus mostly writes it so mid-sentence
     case_from_counts: bool = True
+    # "thirds": longer / equal / shorter; "halves": longer / shorter, equal clauses not used
+    balance: str = "thirds"
+
+
+STRATA = {"thirds": ("longer", "equal", "shorter"), "halves": ("longer", "shorter")}
+
+
+def strata_for(params: Params) -> tuple[str, ...]:
+    """The declared strata under ``balance``."""
+    return STRATA[params.balance]
 
 
 @dataclass(frozen=True)
@@ -173,6 +188,10 @@ def _is_separator(tok: SurfaceToken, words: tuple[Word, ...], prof: LanguageProf
 def prepare(ctx: Context) -> Counter[str] | None:
     """Sentence-internal counts: how often each form follows another token (bigram right words),
     so that sentence-initial capitals do not count; None when ``case_from_counts`` is off."""
+    if ctx.params.balance not in STRATA:
+        raise XProbeError(
+            f"CoordInv: balance must be one of {', '.join(STRATA)}, got {ctx.params.balance!r}"
+        )
     if not ctx.params.case_from_counts:
         return None
     internal: Counter[str] = Counter()
@@ -258,6 +277,8 @@ def tree_candidate(sentence: Sentence, ctx: Context) -> Candidate | None:
         return None
     n1, n2 = c.s - c.p, c.e - c.k - 1
     stratum = "longer" if n1 > n2 else "equal" if n1 == n2 else "shorter"
+    if stratum not in STRATA[ctx.params.balance]:
+        return None
     return Candidate((Variant("O", tokens), Variant("I", inverted)), stratum=stratum)
 
 
@@ -270,6 +291,7 @@ TASK = TaskSpec(
     tag_filter=tag_filter,
     prepare=prepare,
     uses_bigrams=True,
-    strata=("longer", "equal", "shorter"),
+    strata=STRATA["thirds"],
+    strata_for=strata_for,
     description="whether two coordinated main clauses were swapped",
 )

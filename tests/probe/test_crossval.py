@@ -233,3 +233,23 @@ def test_every_layer_of_a_transformer_is_cross_validated(tmp_path: Path) -> None
     assert len(tests) >= 2 and len({r["layer"] for r in tests}) == len(tests)
     assert all(r["n_test"] == 120 and r["protocol"] == "cv:5" for r in tests)
     assert all(len(unpack_correct(r["correct"], 120)) == 120 for r in tests)
+
+
+@pytest.mark.parametrize("clf", ["mlp", "lr"])
+def test_no_line_is_learnt_before_it_is_scored(tmp_path: Path, clf: str) -> None:
+    """Random labels and one indicator feature per line: a probe can only be right about a
+    line above chance by having trained on it. Every line is scored by a probe that never
+    trained on it (nor selected on it), so the accuracy stays at chance; the same probe
+    scores about 100 % on lines it trained on."""
+    n = 200
+    y = np.tile([0, 1], n // 2)
+    np.random.default_rng(11).shuffle(y)
+    x = np.eye(n)
+    recs = _run(tmp_path, y, x, clf=clf)
+    test = next(r for r in recs if r["split"] == "test")
+    assert abs(test["value"] - 0.5) < 0.1, test["value"]  # chance: 0.5 +/- 3.5 sd
+    from xprobe.probe.classifiers import TrainConfig, train_select
+
+    seen = train_select(x[:100], y[:100], x[:100], y[:100], x[:100], y[:100], kind=clf,
+                        config=TrainConfig(device="cpu"))  # fmt: skip
+    assert seen.test_acc > 0.95  # the features do let a probe learn a line it trained on

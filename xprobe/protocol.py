@@ -27,6 +27,10 @@ Example::
     97
     >>> round(half_width(400), 4)
     0.049
+    >>> cv_shortfall({"O": 40, "I": 40}, 10)
+    'needs 97 balanced lines for cv:10 (a 95 % interval of at most +/-10 points at 50 %), 80 found'
+    >>> cv_shortfall({str(i): 9 for i in range(11)}, 10)
+    'needs 110 balanced lines for cv:10 (10 lines of each of 11 classes, one per fold), 99 found'
 """
 
 from __future__ import annotations
@@ -107,13 +111,15 @@ def cv_floor(n_classes: int, folds: int) -> tuple[int, int]:
 def cv_shortfall(per_class: Mapping[str, int], folds: int) -> str | None:
     """Why a task whose balanced lines hold ``per_class`` (label -> lines) cannot be filled
     under ``cv:folds``, with the numbers that would fill it; None when it can."""
-    total = sum(per_class.values())
-    need_total, need_class = cv_floor(max(1, len(per_class)), folds)
+    total, classes = sum(per_class.values()), max(1, len(per_class))
+    need_total, need_class = cv_floor(classes, folds)
     if total < need_total:
-        return (
-            f"needs {need_total} balanced lines for cv:{folds} (a 95 % interval of at most "
-            f"+/-{MAX_HALF_WIDTH * 100:.0f} points at 50 %), {total} found"
+        why = (
+            f"a 95 % interval of at most +/-{MAX_HALF_WIDTH * 100:.0f} points at 50 %"
+            if need_total == min_items()
+            else f"{folds} lines of each of {classes} classes, one per fold"
         )
+        return f"needs {need_total} balanced lines for cv:{folds} ({why}), {total} found"
     label, least = min(per_class.items(), key=lambda kv: (kv[1], kv[0]))
     if least < need_class:
         return (

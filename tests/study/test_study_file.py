@@ -184,3 +184,22 @@ def test_tag_filter_is_on_by_default_and_can_be_switched_off(tmp_path: Path) -> 
     assert "--no-tag-filter" not in argv({})
     off = argv({"study": {"tag_filter": False}})
     assert "--no-tag-filter" in off and off.index("--no-tag-filter") < off.index("--from-text")
+
+
+def test_a_list_parameter_reaches_extract_as_it_reads_lists(tmp_path: Path) -> None:
+    """``[study.params]`` lists go to ``extract --param`` comma-separated (extract splits a
+    value on commas), not as Python's list text."""
+    over = {"study": {"params": {"word_content": {"exclude_upos": ["PUNCT", "SYM"]}}}}
+    study = load_study(STUDIES_DIR / "sample.toml", tmp_path / "out", None, over)
+    argvs = [a for s in study.steps if s.name.startswith("extract-")
+             for a in _argvs(s.action)]  # fmt: skip
+    assert argvs, [s.name for s in study.steps]
+    for argv in argvs:
+        assert "word_content.exclude_upos=PUNCT,SYM" in argv, argv
+
+
+def _argvs(action: tuple) -> list[list[str]]:
+    """The command lines of a step's action (``("cli", [argv, ...])`` or a call's argv)."""
+    if action[0] == "cli":
+        return list(action[1])
+    return [v for v in action[2].values() if isinstance(v, list) and v[:1] == ["extract"]]

@@ -16,7 +16,7 @@ from xprobe.errors import XProbeError
 from xprobe.study.actions import run_cli
 from xprobe.study.state import Step
 
-__all__ = ["extract_language", "flags", "language_steps"]
+__all__ = ["extract_language", "flags", "language_steps", "param_text"]
 
 CONLLU = (".conllu", ".conllu.gz", ".conll", ".conllu.bz2")
 
@@ -69,7 +69,8 @@ def language_steps(
     for task, values in lang["params"].items():
         params.setdefault(task, {}).update(values)
     for task, values in params.items():
-        extract += [a for k, v in values.items() for a in ("--param", f"{task}.{k}={_toml(v)}")]
+        extract += [a for k, v in values.items()
+                    for a in ("--param", f"{task}.{k}={param_text(v)}")]  # fmt: skip
     extract += flags({**study["extract"], **lang["extract"]})
     inputs = lang["input"]
     if inputs and all(p.endswith(CONLLU) for p in inputs):
@@ -103,5 +104,9 @@ def call_extract(argv: list[str], corpus: str, step: str) -> tuple[Any, ...]:
     return ("call", f"{__name__}:extract_language", {"argv": argv, "corpus": corpus, "step": step})
 
 
-def _toml(v: Any) -> str:
+def param_text(v: Any) -> str:
+    """A study parameter as ``extract --param`` reads it (booleans in TOML's spelling, lists
+    comma-separated)."""
+    if isinstance(v, list):
+        return ",".join(map(param_text, v))
     return ("true" if v else "false") if isinstance(v, bool) else str(v)

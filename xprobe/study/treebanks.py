@@ -24,7 +24,7 @@ from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.study.actions import run_cli
-from xprobe.study.language import flags
+from xprobe.study.language import flags, param_text
 from xprobe.study.state import Step
 
 __all__ = [
@@ -93,7 +93,7 @@ def _language_step(ctx: Any, lang: Any, shipped: bool) -> Step:
     argv += ["--allow-partial"] if study["allow_partial"] else []
     argv += ["--tasks", *study["tasks"]] if study["tasks"] else []
     for task, values in study["params"].items():
-        argv += [a for k, v in values.items() for a in ("--param", f"{task}.{k}={_toml(v)}")]
+        argv += [a for k, v in values.items() for a in ("--param", f"{task}.{k}={param_text(v)}")]
     argv += flags(study["extract"])
     treebanks = {t.folder: [str(f) for f in t.files] for t in lang.treebanks}
     argv += [f for files in treebanks.values() for f in files]
@@ -141,7 +141,7 @@ def check_protocol(ctx: Any) -> None:
         return
     probed = _probed(options["cv"])
     if probed != protocol:
-        ctx.error("[probe] options:", f"cv = {_toml(options['cv'])} (protocol {probed}) "
+        ctx.error("[probe] options:", f"cv = {param_text(options['cv'])} (protocol {probed}) "
                   f"disagrees with [treebanks] protocol = {str(protocol)!r}: the treebank "
                   "languages are extracted for the latter (set one, or both alike)")  # fmt: skip
 
@@ -163,13 +163,6 @@ def probe_flags(ctx: Any, steps: list[Step]) -> dict[str, list[str]]:
     if protocol is None or not protocol.cv or "cv" in ctx.data["probe"]["options"]:
         return {}
     return {s.name.removeprefix("treebank-"): ["--cv", str(protocol.folds)] for s in steps}
-
-
-def _toml(v: Any) -> str:
-    """A study parameter as ``extract --param`` reads it (lists comma-separated)."""
-    if isinstance(v, list):
-        return ",".join(map(_toml, v))
-    return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
 def extract_treebank(

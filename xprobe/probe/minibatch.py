@@ -115,20 +115,31 @@ class _Group:
         """Adam with coupled L2 (``grad + l2 * w``), per grid point, as torch's weight_decay."""
         import torch
 
-        with torch.no_grad():
-            for k, w in self.p.items():
-                shape = [1] * w.dim()
-                shape[_gdim(k)] = -1
-                grad = w.grad + self.l2.view(shape) * w
-                self.m[k].mul_(b1).add_(grad, alpha=1 - b1)
-                self.v[k].mul_(b2).addcmul_(grad, grad, value=1 - b2)
-                denom = (self.v[k] / (1 - b2**t)).sqrt_().add_(eps)
-                w.addcdiv_(self.m[k], denom, value=-lr / (1 - b1**t))
+        with torch.no_grad():  # every parameter at once (torch's foreach kernels)
+            names = list(self.p)
+            ws, ms, vs = ([store[k] for k in names] for store in (self.p, self.m, self.v))
+            grads = [w.grad + self.l2.view(_gshape(k, w.dim())) * w for k, w in self.p.items()]
+            torch._foreach_mul_(ms, b1)
+            torch._foreach_add_(ms, grads, alpha=1 - b1)
+            torch._foreach_mul_(vs, b2)
+            torch._foreach_addcmul_(vs, grads, grads, value=1 - b2)
+            denom = torch._foreach_div(vs, 1 - b2**t)
+            torch._foreach_sqrt_(denom)
+            torch._foreach_add_(denom, eps)
+            torch._foreach_addcdiv_(ws, ms, denom, value=-lr / (1 - b1**t))
+            for w in ws:
                 w.grad = None
 
 
 def _gdim(name: str) -> int:
     return 1 if name == "w1" else 0
+
+
+def _gshape(name: str, dims: int) -> list[int]:
+    """The shape that broadcasts a per-grid-point vector over parameter ``name``."""
+    shape = [1] * dims
+    shape[_gdim(name)] = -1
+    return shape
 
 
 def forward_single(snap: dict, x):

@@ -15,16 +15,20 @@ from xprobe.cli import main
 from xprobe.files import tomllib
 from xprobe.probe.crossval import plan
 from xprobe.probe.datasets import load_probing_dir
+from xprobe.protocol import parse_protocol
 from xprobe.study import STUDIES_DIR
+from xprobe.study.language import param_text
 from xprobe.tasks.base import fold_key
 
 LANGS = ("en", "wo", "el")  # a train split (en, el), keyed tasks everywhere, a drafted-size one
 
 
-def _params() -> list[str]:
-    study = tomllib.loads((STUDIES_DIR / "ud.toml").read_text("utf-8"))["study"]
-    return [a for task, values in study["params"].items() for k, v in values.items()
-            for a in ("--param", f"{task}.{k}={v}")]  # fmt: skip
+def _study() -> tuple[list[str], int]:
+    """The ud study's extract parameters (as its steps pass them) and its fold count."""
+    data = tomllib.loads((STUDIES_DIR / "ud.toml").read_text("utf-8"))
+    params = [a for task, values in data["study"]["params"].items() for k, v in values.items()
+              for a in ("--param", f"{task}.{k}={param_text(v)}")]  # fmt: skip
+    return params, int(parse_protocol(data["treebanks"]["protocol"]).folds or 10)
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +38,9 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for code in LANGS:
         d = tmp_path_factory.mktemp(code)
         files = sorted(str(p) for p in (src / code).glob("*-ud-*.conllu"))
-        argv = ["extract", "--lang", code, "--out", str(d), "--treebank", "--min-test", "1",
-                "--provenance", "--allow-partial", "--seed", "1111", *_params(),
-                *files]  # fmt: skip
+        params, k = _study()
+        argv = ["extract", "--lang", code, "--out", str(d), "--treebank", "--protocol",
+                f"cv:{k}", "--allow-partial", "--seed", "1111", *params, *files]  # fmt: skip
         assert main(argv) == 0
         out[code] = d
     return out
@@ -51,12 +55,16 @@ def _provenance(source: str) -> list[tuple[str, str, str]]:
 
 @pytest.mark.parametrize("code", LANGS)
 def test_no_fold_puts_a_sentence_or_key_on_both_sides(folders: dict[str, Path], code: str) -> None:
+    assert folds_keep_rules(folders[code], _study()[1]) >= 4, f"{code}: fewer than 4 tasks"
+
+
+def folds_keep_rules(folder: Path, k: int) -> int:
+    """Check every rotation of every task of ``folder`` (an extract with provenance) under
+    cv:k: no source sentence, text or case-folded key on both the test side and the training
+    or validation side, every line tested once. Returns the tasks checked."""
     checked = 0
-    for ps in load_probing_dir(folders[code]):
-        n = sum(ps.size(s) for s in ("tr", "va", "te"))
-        if n < 97:
-            continue
-        cv = plan(ps, 10)
+    for ps in load_probing_dir(folder):
+        cv = plan(ps, k)
         prov = _provenance(ps.source)
         assert len(prov) == cv.n
         texts = [t for s in ("tr", "va", "te") for t in ps.tokens[s]]
@@ -65,13 +73,16 @@ def test_no_fold_puts_a_sentence_or_key_on_both_sides(folders: dict[str, Path], 
             "text": texts,
             "key": [fold_key(p[2]) if p[2] != "_" else None for p in prov],
         }
+        tested = []
         for r in range(cv.k):
             tr, va, te = cv.rows(r)
             for what, values in of.items():
                 test_side = {values[i] for i in te} - {None}
                 train_side = {values[i] for i in (*tr, *va)} - {None}
                 both = test_side & train_side
-                assert not both, f"{code} {ps.task} fold {r}: {what} {sorted(both)[:3]}"
+                assert not both, f"{folder} {ps.task} fold {r}: {what} {sorted(both)[:3]}"
             assert sorted([*tr, *va, *te]) == list(range(cv.n))
+            tested.extend(te.tolist())
+        assert sorted(tested) == list(range(cv.n))
         checked += 1
-    assert checked >= 4, f"{code}: only {checked} tasks reach the floor"
+    return checked

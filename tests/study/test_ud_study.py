@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import shared_path
 from tests.extract.test_treebank_mode import check_gold
+from tests.probe.test_crossval_gold import folds_keep_rules
 from xprobe.cli import main
 from xprobe.errors import XProbeError
 from xprobe.languages import load_profile
@@ -58,7 +59,7 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
     argv = de.action[2]["argv"]
     assert argv[:4] == ["extract", "--lang", "de", "--out"]  # the shipped profile
     assert {"--treebank", "--allow-partial"} <= set(argv)
-    assert argv[argv.index("--protocol") + 1] == "cv:10" and "--min-test" not in argv
+    assert argv[argv.index("--protocol") + 1] == "cv:5" and "--min-test" not in argv
     assert "word_content.exclude_upos=PUNCT,SYM" in argv  # a list as --param reads one
     assert argv[-2:] == [str(root / "UD_German-GSD/de_gsd-ud-test.conllu"),
                          str(root / "UD_German-HDT/de_hdt-ud-dev.conllu")]  # fmt: skip
@@ -71,7 +72,7 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
     for step in study.steps:
         if step.name.startswith("probe-"):
             probe = step.action[1][0]
-            assert probe[probe.index("--cv") + 1] == "10", step.name
+            assert probe[probe.index("--cv") + 1] == "5", step.name
             assert probe.count("--cv") == 1
     cov = study.steps[-1].action[2]
     assert cov["drafted"] == ["xxx"] and cov["out"] == str(out / "report")
@@ -101,17 +102,17 @@ def test_protocol_reaches_extract_and_probe_and_must_agree(tmp_path: Path) -> No
     argv = _argv(fixed, "treebank-en")
     assert argv[argv.index("--min-test") + 1] == "100" and "--protocol" not in argv
     assert "--cv" not in _argv(fixed, "probe-en-baselines")
-    five = ud(tmp_path, root, protocol="cv:5")
-    argv = _argv(five, "treebank-en")
-    assert argv[argv.index("--protocol") + 1] == "cv:5" and "--min-test" not in argv
-    argv = _argv(five, "probe-en-baselines")
-    assert argv[argv.index("--cv") + 1] == "5"
-    over = {"treebanks": {"root": str(root)}, "probe": {"options": {"cv": 10}}}
+    ten = ud(tmp_path, root, protocol="cv:10")
+    argv = _argv(ten, "treebank-en")
+    assert argv[argv.index("--protocol") + 1] == "cv:10" and "--min-test" not in argv
+    argv = _argv(ten, "probe-en-baselines")
+    assert argv[argv.index("--cv") + 1] == "10"
+    over = {"treebanks": {"root": str(root)}, "probe": {"options": {"cv": 5}}}
     same = load_study(STUDIES_DIR / "ud.toml", tmp_path / "out", None, over)
     assert _argv(same, "probe-en-baselines").count("--cv") == 1
     over["probe"]["options"]["cv"] = False
     with pytest.raises(StudyError, match=r"\[probe\] options: cv = false \(protocol tr/va/te\) "
-                       r"disagrees with \[treebanks\] protocol = 'cv:10'") as e:  # fmt: skip
+                       r"disagrees with \[treebanks\] protocol = 'cv:5'") as e:  # fmt: skip
         load_study(STUDIES_DIR / "ud.toml", tmp_path / "out", None, over)
     assert len(str(e.value).splitlines()) == 1
     with pytest.raises(StudyError, match=r"\[treebanks\] protocol: .*cv:K with K from 3"):
@@ -232,8 +233,8 @@ def test_ud_study_over_shared_data_writes_coverage(tmp_path: Path) -> None:
             lines = (out / "probing" / code_ / entry["file"]).read_text("utf-8").splitlines()
             n_test = sum(1 for x in lines if x.startswith("te\t"))
             assert cell["test"] == n_test, (code_, entry["task"])
-            # cv:10: every line of the file is scored, at least the 97 of the floor
-            assert cell["protocol"] == "cv:10" and cell["n"] == len(lines) >= 97
+            # cv:5: every line of the file is scored, at least the 97 of the floor
+            assert cell["protocol"] == "cv:5" and cell["n"] == len(lines) >= 97
             tests.append(len(lines))
     assert tests, "no task filled in any language"
     assert cov["summary"]["filled"] == len(tests)
@@ -243,7 +244,7 @@ def test_ud_study_over_shared_data_writes_coverage(tmp_path: Path) -> None:
     assert (out / "report" / "report.md").exists()
     filled = sorted(c for c, lang in cov["languages"].items()
                     if any(x["test"] for x in lang["tasks"].values()))  # fmt: skip
-    # Tamil's 200 sentences: BShift alone reaches the cv:10 floor (its 194 lines are scored);
+    # Tamil's 200 sentences: BShift alone reaches the cv:5 floor (its 194 lines are scored);
     # every other task n/a (corpus), saying what would fill it and that no train file is there
     assert filled == SMALL
     ta = cov["languages"]["ta"]["tasks"]
@@ -258,3 +259,6 @@ def test_ud_study_over_shared_data_writes_coverage(tmp_path: Path) -> None:
         assert (out / "datasets" / c / "README.md").exists()
     filled = agrees_with_gold(out)
     assert sum(map(len, filled.values())) == cov["summary"]["filled"]
+    # every fold of every task the study wrote keeps a sentence and a key on one side
+    (k,) = {int(p.removeprefix("cv:")) for p in cov["summary"]["protocols"]}
+    assert sum(folds_keep_rules(out / "probing" / c, k) for c in SMALL) == len(tests)

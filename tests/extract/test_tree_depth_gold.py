@@ -98,7 +98,8 @@ def test_token_strata_agree_with_gold_and_decorrelate(tmp_path: Path, lang: str)
 def test_default_strata_leave_german_below_the_floor(tmp_path: Path) -> None:
     """The rule before: depths 3..7 balanced within SentLen's bins: 44 lines from 1,480
     candidates in German GSD dev+test (one depth-3 sentence of 21 tokens or more, no depth-7
-    one under 13), below the 97 lines a cross-validated cell needs; the study's settings give 265."""
+    one under 13), below the 97 lines a cross-validated cell needs; the study's settings give
+    265."""
     _, m = _extract(tmp_path / "a", "de", {})
     assert m["tasks"]["tree_depth"]["lines"] < min_items()
     _, m = _extract(tmp_path / "b", "de", STUDY)

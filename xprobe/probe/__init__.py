@@ -5,8 +5,9 @@ spec (:mod:`xprobe.encoders.spec`); writes result records (:mod:`~xprobe.probe.r
 :mod:`~xprobe.probe.harness` runs it (``run_probe``), with embeddings cached by
 :mod:`~xprobe.probe.cache`, classifiers with dev-based selection in
 :mod:`~xprobe.probe.classifiers` (and Eger et al.'s in :mod:`~xprobe.probe.design`), the
-encoder-free baselines in :mod:`~xprobe.probe.baselines`, and the design-choice study in
-:mod:`~xprobe.probe.robustness`.
+encoder-free baselines in :mod:`~xprobe.probe.baselines`, cross-validation (``protocol
+cv:K``: every line scored once) in :mod:`~xprobe.probe.crossval` over the folds of
+:mod:`~xprobe.probe.folds`, and the design-choice study in :mod:`~xprobe.probe.robustness`.
 
 Entry points: :func:`run_probe` with :class:`ProbeOptions`; :func:`robustness_study`.
 """

@@ -168,7 +168,7 @@ def _add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="P",
         help="treebank mode: how the folder will be probed. tr/va/te (default): the test split "
         "is scored, --min-test holds; cv:K (cv = cv:10): every line is scored once in K folds "
-        "(xprobe probe --protocol cv:K), so a task keeps all its balanced lines and is n/a "
+        "(xprobe probe --cv K), so a task keeps all its balanced lines and is n/a "
         "only below the cross-validation floor (97 lines, a 95%% interval of at most +/-10 "
         "points at 50%%, and K lines per class); implies --provenance (the folds read its keys)",
     )

@@ -20,6 +20,10 @@ def test_drafted_profile_extracts_as_gold_says(tmp_path: Path, lang: str, capsys
     assert main(["profile", "draft", *treebank(lang), "--code", lang, "--out", str(out)]) == 0
     report = capsys.readouterr().out
     assert "past_present:" in report and "xprobe extract --treebank" in report
+    # the ud study's way too: every line scored by cross-validation, and its floor
+    assert "xprobe extract --treebank --protocol cv:5" in report and "probe --cv 5" in report
+    small = [x for x in report.splitlines() if "candidates, fewer than" in x]
+    assert all("97 lines" in x for x in small), small
     text = out.read_text(encoding="utf-8")
     assert "# Tense (UPOS:value=count)" in text and "tokens per sentence" in text
     profile = load_profile(str(out))

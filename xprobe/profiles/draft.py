@@ -35,6 +35,7 @@ from itertools import pairwise
 from xprobe.errors import XProbeError
 from xprobe.languages import LanguageProfile, profile_from_dict, top_words
 from xprobe.profiles.carriers import tense_carriers
+from xprobe.protocol import min_items
 from xprobe.tasks import TASKS, Context, CorpusStats, resolve_params
 from xprobe.tasks.common import punct_mask, writable
 from xprobe.tasks.explain import explain_with_kinds, single_label
@@ -55,6 +56,7 @@ WINDOW = {"min_per_million": 5.0, "max_per_million": 1000.0}
 # treebank mode's defaults (xprobe.extract.treebank, a later stage: not imported from here)
 TREEBANK_RATIO = (80, 10, 10)
 MIN_TEST = 100
+CV_FOLDS = 5  # the folds of studies/ud.toml
 
 
 @dataclasses.dataclass
@@ -351,13 +353,16 @@ def draft_profile(
 def _applies(n: int) -> str:
     """``applies: N candidates`` and, when they are too few for ``MIN_TEST`` test lines in
     treebank mode, that extract will record the task n/a (too small a corpus): ``MIN_TEST`` test
-    and validation lines need as many training lines again (400 balanced lines)."""
+    and validation lines need as many training lines again (400 balanced lines); scored by
+    cross-validation (``--protocol cv:K``) a task needs :func:`xprobe.protocol.min_items` (97)."""
     need = 2 * (MIN_TEST + MIN_TEST * TREEBANK_RATIO[1] // TREEBANK_RATIO[2])
     if n >= need:
         return f"applies: {n} candidates"
+    cv = "enough" if n >= min_items() else "too few"
     return (
         f"applies: {n} candidates, fewer than the {need} that {MIN_TEST} test lines need in "
-        "treebank mode: extract records it n/a (the corpus is too small)"
+        f"treebank mode: extract records it n/a (the corpus is too small); {cv} for "
+        f"--protocol cv:{CV_FOLDS}, which needs {min_items()} lines (balanced: fewer)"
     )
 
 
@@ -371,6 +376,10 @@ def _advice(paths: Sequence[str], profile_path: str, code: str) -> list[str]:
         f"{MIN_TEST} test lines or n/a):",
         f"  xprobe extract --treebank --lang {shlex.quote(profile_path)} --out "
         f"probing/{shlex.quote(code)} {files}",
+        f"or, to score every line once by cross-validation (what studies/ud.toml does; a task "
+        f"then needs {min_items()} balanced lines), then probe --cv {CV_FOLDS}:",
+        f"  xprobe extract --treebank --protocol cv:{CV_FOLDS} --lang "
+        f"{shlex.quote(profile_path)} --out probing/{shlex.quote(code)} {files}",
     ]
 
 

@@ -115,18 +115,16 @@ class _Group:
         """Adam with coupled L2 (``grad + l2 * w``), per grid point, as torch's weight_decay."""
         import torch
 
-        with torch.no_grad():  # every parameter at once (torch's foreach kernels)
+        with torch.no_grad():  # every parameter in one fused kernel
             names = list(self.p)
-            ws, ms, vs = ([store[k] for k in names] for store in (self.p, self.m, self.v))
-            grads = [w.grad + self.l2.view(_gshape(k, w.dim())) * w for k, w in self.p.items()]
-            torch._foreach_mul_(ms, b1)
-            torch._foreach_add_(ms, grads, alpha=1 - b1)
-            torch._foreach_mul_(vs, b2)
-            torch._foreach_addcmul_(vs, grads, grads, value=1 - b2)
-            denom = torch._foreach_div(vs, 1 - b2**t)
-            torch._foreach_sqrt_(denom)
-            torch._foreach_add_(denom, eps)
-            torch._foreach_addcdiv_(ws, ms, denom, value=-lr / (1 - b1**t))
+            ws = [self.p[k] for k in names]
+            grads = torch._foreach_mul(ws, [self.l2.view(_gshape(k, w.dim())) for k, w in
+                                            zip(names, ws, strict=True)])  # fmt: skip
+            torch._foreach_add_(grads, [w.grad for w in ws])  # coupled L2: grad + l2 * w
+            steps = [torch.tensor(float(t), device=w.device) for w in ws]
+            torch._fused_adam_(ws, grads, [self.m[k] for k in names], [self.v[k] for k in names],
+                               [], steps, lr=lr, beta1=b1, beta2=b2, weight_decay=0.0, eps=eps,
+                               amsgrad=False, maximize=False)  # fmt: skip
             for w in ws:
                 w.grad = None
 

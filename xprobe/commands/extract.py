@@ -387,10 +387,12 @@ def _protocol_lines(directory: Path) -> list[str]:
         manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    protocol = (manifest.get("treebank") or {}).get("protocol")
-    if not protocol:
+    from xprobe.extract.check import cv_folds
+
+    folds = cv_folds(manifest)
+    if folds is None:
         return []
-    out = []
+    protocol, out = f"cv:{folds}", []
     for file, entry in sorted(manifest.get("tasks", {}).items()):
         if entry.get("applicable", True) is False:
             continue

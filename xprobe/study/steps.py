@@ -227,7 +227,7 @@ def _mapping(ctx: Any, name: str, m: dict) -> list[Step]:
 
 def _probes(ctx: Any, codes: dict[str, str], extra: dict[str, list[str]]) -> list[Step]:
     """The probe steps of every language; ``extra``: flags per language (a release's
-    languages under cv: ``--protocol cv:K``, :func:`xprobe.study.treebanks.probe_flags`)."""
+    languages under cv: ``--cv K``, :func:`xprobe.study.treebanks.probe_flags`)."""
     data, out, probe = ctx.data, ctx.out, ctx.data["probe"]
     study = data["study"]
     cls = list(probe["classifiers"])

@@ -28,6 +28,7 @@ __all__ = [
     "first_word",
     "has_quote",
     "in_window",
+    "most_frequent_tag",
     "number_candidate",
     "number_tags",
     "punct_mask",
@@ -163,3 +164,9 @@ def number_tags(sentence: Sentence, ctx: Context) -> bool:
     return any(
         w.upos in p.noun_upos and w.feat(p.number_feature) in numbers for w in sentence.words
     )
+
+
+def most_frequent_tag(counts: dict[str, int]) -> str:
+    """The tag counted most often (ties: the alphabetically first), as SOMO and WC read a
+    form's UPOS."""
+    return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]

@@ -54,7 +54,7 @@ from typing import NamedTuple
 
 from xprobe.errors import XProbeError
 from xprobe.tasks.base import Candidate, Context, CorpusStats, TaskSpec, Variant
-from xprobe.tasks.common import check_window, writable
+from xprobe.tasks.common import check_window, most_frequent_tag, writable
 from xprobe.ud import Sentence
 
 
@@ -92,10 +92,6 @@ class SomoIndex:
     preceders: dict[tuple[str, str], Sorted] = field(default_factory=dict)
 
 
-def _most_frequent(upos: dict[str, int]) -> str:
-    return min(upos.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-
-
 def build_index(stats: CorpusStats, tags: frozenset[str], low: int, high: int) -> SomoIndex:
     """Index the forms in [low, high] whose most frequent UPOS is in ``tags``."""
     pos: dict[str, str] = {}
@@ -107,7 +103,7 @@ def build_index(stats: CorpusStats, tags: frozenset[str], low: int, high: int) -
     for form in in_window:
         counts = stats.upos.get(form)
         if counts:
-            tag = _most_frequent(counts)
+            tag = most_frequent_tag(counts)
             if tag in tags:
                 pos[form] = tag
     after: defaultdict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)

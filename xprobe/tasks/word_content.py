@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from xprobe.errors import XProbeError
 from xprobe.tasks.base import Candidate, Context, TaskSpec, Variant
-from xprobe.tasks.common import spaced
+from xprobe.tasks.common import most_frequent_tag, spaced
 from xprobe.ud import Sentence
 
 
@@ -103,9 +103,7 @@ def tagged_mostly(upos: dict[str, Counter[str]], tags: frozenset[str]) -> frozen
     totals: dict[str, Counter[str]] = {}
     for form, counts in upos.items():
         totals.setdefault(form.lower(), Counter()).update(counts)
-    return frozenset(
-        w for w, c in totals.items() if min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] in tags
-    )
+    return frozenset(w for w, c in totals.items() if most_frequent_tag(c) in tags)
 
 
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:

@@ -307,6 +307,7 @@ class ReadStats:
     sentences: int = 0
     skipped: int = 0
     examples: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)  # inputs that held no sentence at all
 
     def note_skip(self, error: InputError) -> None:
         self.skipped += 1

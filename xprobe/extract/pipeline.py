@@ -400,6 +400,16 @@ def run_extraction(config: ExtractConfig) -> Extraction:
     return Extraction(config, profile, results, manifest, found, notes, found_kind)
 
 
+def _refuse_empty(read: ReadStats, names: list[str]) -> None:
+    """No sentence in any input: one error naming them (it used to give every task n/a and exit
+    0); an input without a sentence among others: a warning naming it."""
+    if read.sentences == 0 and read.skipped == 0:
+        raise XProbeError(f"{', '.join(names)}: no sentences (an empty CoNLL-U input); nothing "
+                          "written")  # fmt: skip
+    for name in read.empty:
+        log.warning("%s: no sentences (an empty CoNLL-U input): the other inputs are read", name)
+
+
 def _treebank_config(config: ExtractConfig) -> ExtractConfig:
     """Treebank mode's settings: the splits' sizes from the caps down, tasks sharing sentences;
     under ``cv:K`` no ``min_test`` floor and provenance always written (the folds read keys)."""
@@ -445,6 +455,7 @@ def _run_passes(
             with _progress(config, "extract pass 1/2 (frequencies)") as bar:
                 bigrams = any(s.uses_bigrams for s in run_specs)
                 stats, read = count_corpus(paths, bigrams, config.on_error, read, bar, names, cache)
+            _refuse_empty(read, names)
             _note_duplicates(stats)
             windows = resolve_all_windows(run_specs, params, stats.tokens, config.windows)
             runs = _prepare_runs(run_specs, profile, params, stats, config)

@@ -327,6 +327,7 @@ def count_corpus(
     duplicates = 0
     pending = 0
     for fi, (path, name) in enumerate(zip(paths, names or paths, strict=True)):
+        before = read.sentences + read.skipped
         for start, block in iter_blocks(path):
             pending += 1
             if pending == 1000 and progress is not None:
@@ -347,6 +348,8 @@ def count_corpus(
             pairs.update(zip(f, u, strict=True))
             if bigrams:
                 grams.update(pairwise(f))
+        if read.sentences + read.skipped == before:
+            read.empty.append(str(name))
     if progress is not None and pending:
         progress.update(pending)  # type: ignore[attr-defined]
     # forms in order of first occurrence, as counting them directly would give (a form's first

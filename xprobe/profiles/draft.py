@@ -267,10 +267,44 @@ def _applicability(
     return out
 
 
-def _q(value: object) -> str:
-    import json
+_TOML_SHORT = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r", '"': '\\"',
+               "\\": "\\\\"}  # fmt: skip
 
-    return json.dumps(value, ensure_ascii=False)
+
+def _q(value: object) -> str:
+    """``value`` as a TOML value: a string as a basic string whose control characters are
+    escapes (a name or a reason read from a treebank can close neither its string nor its line),
+    a lone surrogate (an undecodable byte) U+FFFD; lists and numbers as TOML writes them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_q(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_q(str(k))} = {_q(v)}" for k, v in value.items()) + "}"
+    out = []
+    for ch in str(value):
+        code = ord(ch)
+        if ch in _TOML_SHORT:
+            out.append(_TOML_SHORT[ch])
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\u{code:04X}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append("\ufffd")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _comment(line: str) -> str:
+    """A comment line as written: every character that could end the line or that TOML refuses
+    in a comment (control characters, line and paragraph separators, lone surrogates) as its
+    escape (``\\n``, ``\\x1b``), so that a path or a value in it stays in the comment."""
+    return "".join(
+        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
+        for ch in line
+    )
 
 
 def _comments(paths: Sequence[str], c: _Counts) -> list[str]:
@@ -311,7 +345,7 @@ def _comments(paths: Sequence[str], c: _Counts) -> list[str]:
 
 
 def _render(data: dict, na: dict[str, tuple[str, str]], comments: list[str]) -> str:
-    out = [*comments, ""]
+    out = [_comment(line) for line in comments] + [""]
     for key, value in data.items():
         if key != "tasks":
             out.append(f"{key} = {_q(value)}")

@@ -33,7 +33,8 @@ class StudyError(XProbeError):
     """A study file that cannot be run; the message has one line per problem."""
 
 
-# key -> (kind, default); kinds: str int bool path paths strs ints table params; None: required
+# key -> (kind, default); kinds: str int count bool path paths strs ints table params (count:
+# an integer >= 0, ints: three of them); None: required
 SINGLES: dict[str, dict[str, tuple[str, Any]]] = {
     "study": {
         "name": ("str", ""),
@@ -41,8 +42,8 @@ SINGLES: dict[str, dict[str, tuple[str, Any]]] = {
         "sizes": ("ints", [100000, 10000, 10000]),
         "tasks": ("strs", []),
         "allow_partial": ("bool", False),
-        "workers": ("int", 0),  # 0: one UDPipe process per core
-        "threads": ("int", 1),
+        "workers": ("count", 0),  # 0: one UDPipe process per core
+        "threads": ("count", 1),
         "device": ("str", "auto"),
         "dataset": ("str", ""),
         "params": ("params", {}),
@@ -52,7 +53,7 @@ SINGLES: dict[str, dict[str, tuple[str, Any]]] = {
         # rounds after the first: tag, parse only what can make a candidate of a short task
         "tag_filter": ("bool", True),
     },
-    "sample": {"sentences": ("int", 12000), "treebank": ("int", 1000)},
+    "sample": {"sentences": ("count", 12000), "treebank": ("count", 1000)},
     # a UD release folder: every language in it extracted from gold (xprobe.study.treebanks)
     "treebanks": {
         "root": ("path", ""),
@@ -60,13 +61,13 @@ SINGLES: dict[str, dict[str, tuple[str, Any]]] = {
         "exclude": ("strs", []),
         # tr/va/te: the test split is scored (min_test its floor); cv:K: every line, K folds
         "protocol": ("str", "tr/va/te"),
-        "min_test": ("int", 100),  # tr/va/te only
+        "min_test": ("count", 100),  # tr/va/te only
         "export": ("bool", True),  # Hugging Face datasets per language under OUT/datasets/
     },
     "probe": {
         "classifiers": ("strs", []),
         "baselines": ("strs", ["majority", "length"]),
-        "seeds": ("int", 0),
+        "seeds": ("count", 0),
         "control": ("bool", False),
         "mdl": ("bool", False),
         "options": ("table", {}),
@@ -81,7 +82,7 @@ ENTRIES: dict[str, dict[str, tuple[str, Any]]] = {
         "udpipe": ("path", ""),
         "udpipe_train": ("paths", []),
         "dump_date": ("str", "latest"),
-        "max_sentences": ("int", 0),
+        "max_sentences": ("count", 0),
         "params": ("params", {}),
         "corpus": ("table", {}),
         "extract": ("table", {}),
@@ -89,8 +90,8 @@ ENTRIES: dict[str, dict[str, tuple[str, Any]]] = {
     "vectors": {
         "path": ("path", ""),
         "train": ("path", ""),
-        "dim": ("int", 300),
-        "epochs": ("int", 5),
+        "dim": ("count", 300),
+        "epochs": ("count", 5),
         "map_to": ("str", ""),
         "dictionary": ("path", ""),
         "test_dictionary": ("path", ""),
@@ -230,7 +231,8 @@ def _table(table: Any, spec: dict, where: str, source: str, errors: list[str]) -
 _WORDS = {
     "str": "a string", "int": "an integer", "bool": "true or false", "path": "a path (string)",
     "paths": "a path or a list of paths", "strs": "a list of strings",
-    "ints": "a list of three integers", "table": "a table of options",
+    "ints": "a list of three integers, none negative", "count": "a non-negative integer",
+    "table": "a table of options",
     "params": "a table of tables ([...params.TASK] NAME = VALUE)",
 }  # fmt: skip
 
@@ -240,34 +242,74 @@ def _ok(kind: str, v: Any) -> bool:
         return isinstance(v, str)
     if kind == "int":
         return isinstance(v, int) and not isinstance(v, bool)
+    if kind == "count":
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
     if kind == "bool":
         return isinstance(v, bool)
     if kind in ("paths", "strs"):
         return isinstance(v, list) and all(isinstance(x, str) for x in v)
     if kind == "ints":
-        return isinstance(v, list) and len(v) == 3 and all(type(x) is int for x in v)
+        return isinstance(v, list) and len(v) == 3 and all(type(x) is int and x >= 0 for x in v)
     if kind == "table":
         return isinstance(v, dict)
     return isinstance(v, dict) and all(isinstance(t, dict) for t in v.values())
 
 
 def parse_override(text: str) -> dict[str, Any]:
-    """``--set a.b.c=VALUE`` as a nested dict; VALUE is read as TOML (``3``, ``true``,
-    ``[1, 2]``, ``"x"``), else taken as a string."""
-    key, sep, raw = text.partition("=")
-    if not sep or not key.strip():
-        raise StudyError(f"--set {text!r}: expected KEY.PATH=VALUE")
+    """``--set a.b.c=VALUE`` as a nested dict: one key and one value on one line. The key is a
+    TOML dotted key (``languages."x y".profile``); VALUE is read as TOML (``3``, ``true``,
+    ``[1, 2]``, ``"x"``), else, when it does not start like a TOML string, list or table, taken
+    as the text it is (``treebanks.root=/data/ud``). Anything more (a line break, a second
+    value, a string or list left open) is refused, never dropped."""
+    bad = f"--set {text!r}: expected one KEY.PATH=VALUE on one line"
+    if any(not ch.isprintable() and ch != "\t" for ch in text):
+        raise StudyError(f"{bad} (it holds a line break or another control character)")
+    key, raw = _split_key(text)
+    if key is None or not key.strip():
+        raise StudyError(f"{bad}, e.g. probe.seeds=3")
+    try:
+        node: Any = tomllib.loads(f"{key.strip()} = 0")
+    except tomllib.TOMLDecodeError:
+        raise StudyError(
+            f"--set {text!r}: {key.strip()!r} is not a key: names joined by dots, each quoted "
+            "where it holds more than letters, digits, '-' and '_' (languages.\"x y\".profile)"
+        ) from None
+    path: list[str] = []
+    while isinstance(node, dict):
+        ((name, node),) = node.items()
+        path.append(name)
+    raw = raw.strip()
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
+    except tomllib.TOMLDecodeError as e:
+        if raw[:1] in ('"', "'", "[", "{"):
+            raise StudyError(f"{bad}: {raw!r} is not one TOML value ({e})") from None
         value = raw
     out: dict[str, Any] = {}
-    node = out
-    parts = key.strip().split(".")
-    for p in parts[:-1]:
-        node = node.setdefault(p, {})
-    node[parts[-1]] = value
+    here = out
+    for name in path[:-1]:
+        here = here.setdefault(name, {})
+    here[path[-1]] = value
     return out
+
+
+def _split_key(text: str) -> tuple[str | None, str]:
+    """``text`` split at its first ``=`` outside a quoted key part; (None, "") without one."""
+    quote = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "=":
+            return text[:i], text[i + 1 :]
+        i += 1
+    return None, ""
 
 
 def cpu_count() -> int:

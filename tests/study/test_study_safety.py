@@ -113,9 +113,10 @@ def test_the_engine_removes_and_writes_nothing_outside_out(tmp_path: Path, how: 
         run_plan(make_plan([step], out))
     assert snapshot(victim) == {"precious.txt": b"precious\n"}
     from xprobe.study.engine import _clean
+    from xprobe.study.state import StepStatus
 
-    _clean(make_plan([step], out).steps[0], out)
-    assert snapshot(victim) == {"precious.txt": b"precious\n"}
+    _clean(StepStatus(step, "this run", [], True, "settings changed"), out)  # below the plan's
+    assert snapshot(victim) == {"precious.txt": b"precious\n"}  # refusal of the link, too
 
 
 def test_outputs_a_step_did_not_write_are_not_removed(tmp_path: Path) -> None:

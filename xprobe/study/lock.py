@@ -17,10 +17,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from xprobe.errors import XProbeError
+from xprobe.study.state import bookkeeping_dir
 
 __all__ = ["study_lock"]
 
@@ -28,11 +30,25 @@ __all__ = ["study_lock"]
 @contextlib.contextmanager
 def study_lock(out: Path) -> Iterator[None]:
     """Hold ``OUT/.study/lock`` for the block; an :class:`XProbeError` naming the holder's pid
-    when another process holds it."""
-    path = Path(out) / ".study" / "lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    when another process holds it, or when the lock is a link or no regular file: it is opened
+    without following links, so a lock planted as a link to a file outside ``out`` is never
+    truncated."""
+    path = bookkeeping_dir(out, create=True) / "lock"
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        kind = "a symbolic link" if path.is_symlink() else "not a regular file"
+        raise XProbeError(
+            f"{path}: is {kind} ({e.strerror}); a study's lock is a file xprobe writes inside "
+            "--out: remove it, or choose another --out"
+        ) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise XProbeError(
+                f"{path}: is not a regular file; a study's lock is a file xprobe writes inside "
+                "--out: remove it, or choose another --out"
+            )
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

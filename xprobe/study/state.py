@@ -28,6 +28,7 @@ __all__ = [
     "Plan",
     "Step",
     "StepStatus",
+    "bookkeeping_dir",
     "make_plan",
     "marker_dir",
     "outside_outputs",
@@ -109,6 +110,28 @@ def marker_dir(out: Path) -> Path:
     return Path(out) / ".study" / "steps"
 
 
+def bookkeeping_dir(out: Path, create: bool = False) -> Path:
+    """``OUT/.study``, where a run keeps its lock, step markers and digests, proven a real folder
+    (made when ``create``) whose ``steps/``, where present, is real too. A symbolic link at
+    either, which a study folder received from someone else may hold, would send those writes
+    outside ``out``: it is an :class:`~xprobe.errors.XProbeError` naming it, as is a file."""
+    folder = Path(out) / ".study"
+    for p in (folder, marker_dir(out)):
+        if p.is_symlink():
+            raise XProbeError(
+                f"{p}: is a symbolic link; a study keeps its bookkeeping (lock, step markers, "
+                "digests) in a real folder inside --out: remove the link, or choose another --out"
+            )
+        if p.exists() and not p.is_dir():
+            raise XProbeError(
+                f"{p}: is not a folder; a study keeps its bookkeeping (lock, step markers, "
+                "digests) there: remove it, or choose another --out"
+            )
+        if create and p == folder:
+            p.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def outside_outputs(step: Step, out: Path) -> list[tuple[str, Path]]:
     """``(output, root)`` for each output of ``step`` that does not resolve inside its root:
     ``out``, or the download cache for a download step. The study check reports them before
@@ -123,6 +146,33 @@ def outside_outputs(step: Step, out: Path) -> list[tuple[str, Path]]:
         except XProbeError:
             bad.append((o, root))
     return bad
+
+
+def links_out(out: Path) -> None:
+    """Refuse a study folder holding a symbolic link that leads out of it (to a file or a
+    folder): a step, the embedding cache or the engine's cleaning would write or remove through
+    it, outside ``--out``. xprobe itself makes no links, so any link is someone else's (a study
+    folder received from another machine): an :class:`~xprobe.errors.XProbeError` naming it."""
+    root = Path(out)
+    if not root.is_dir():
+        return
+    base = root.resolve()
+    found: list[tuple[Path, Path]] = []
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            p = Path(folder, name)
+            if p.is_symlink():
+                target = p.resolve()
+                if target != base and base not in target.parents:
+                    found.append((p, target))
+    if found:
+        (p, target), more = found[0], len(found) - 1
+        also = f" ({more} more such link{'s' * (more > 1)})" if more else ""
+        raise XProbeError(
+            f"{p}: is a symbolic link to {target}, outside --out {base}{also}; a study writes "
+            "and removes nothing through a link out of its folder: remove the link (to keep "
+            "something elsewhere, name that path in the study file instead)"
+        )
 
 
 def read_marker(out: Path, name: str, kind: str = "json") -> dict[str, Any] | None:
@@ -230,6 +280,8 @@ def make_plan(steps: Iterable[Step], out: Path, save_digests: bool = True) -> Pl
     decide which are done and which are to do, with the reason; ``save_digests=False`` (a dry
     run) writes nothing, not even the digest cache."""
     out = Path(out)
+    bookkeeping_dir(out)  # markers and digests read through a link would be someone else's
+    links_out(out)
     digests = Digests(out)
     producers: dict[str, str] = {}
     fps: dict[str, str] = {}

@@ -2,8 +2,12 @@
 
 The YAML header is what ``datasets`` and the Hub read: ``configs`` (one per task, with its
 ``data_files``), ``language``, ``license``, ``task_categories``, ``size_categories``,
-``pretty_name``. The body says how the sets were made: the rules and parameters used, the corpus
-(files, digests, counts, date), partial tasks and their shortfalls, and a citation block.
+``pretty_name``. The body says how the sets were made, as the manifest records it: the sizes
+(treebank mode: the ratio and floor; every task's lines in the table), the sentence lengths
+read, the rules and parameters used, the corpus (files by name and digest, counts, date), partial
+tasks and their shortfalls, the n/a tasks and their reasons, and a citation block. The card is
+meant for publication: an input is named by its file name, never the local path it was read from,
+and every name from the manifest is escaped text (:func:`xprobe.report.md.escape`), never markup.
 
 The licence is that of the source text: ``--license`` when given, else read from a LICENSE file
 beside the first input (UD treebanks carry one), else ``unknown``. The corpus date is
@@ -144,16 +148,72 @@ def _na(entry: dict[str, Any]) -> str:
 
 
 def _partial(manifest: dict[str, Any]) -> list[str]:
+    """The tasks written short of their sizes (an n/a task is no partial one: :func:`_na_list`)."""
     out = []
     for file, entry in sorted(manifest["tasks"].items()):
-        if entry.get("applicable") is False:
-            out.append(
-                f"- **{escape(file)}**: not applicable, no configuration: {escape(_na(entry))}"
-            )
-        elif entry.get("partial"):
+        if entry.get("applicable") is not False and entry.get("partial"):
             why = "; ".join(entry.get("shortfalls") or []) or "filled only partly"
             out.append(f"- **{escape(file)}**: {escape(why)}")
-    return out or ["None: every task was filled to the sizes asked."]
+    return out or ["None: every task written was filled to its size."]
+
+
+def _na_list(manifest: dict[str, Any]) -> list[str]:
+    """The n/a tasks, each with its kind and reason (no configuration is written for them)."""
+    out = [
+        f"- **{escape(file)}**: not applicable, no configuration: {escape(_na(entry))}"
+        for file, entry in sorted(manifest["tasks"].items())
+        if entry.get("applicable") is False
+    ]
+    return out or ["None: every task applies."]
+
+
+def _sizes_line(manifest: dict[str, Any]) -> str:
+    """How the splits were sized, as the manifest records it: treebank mode's ratio, caps and
+    floor (each task's sizes are in the table), else the sizes asked of every task."""
+    tb = manifest.get("treebank")
+    if not isinstance(tb, dict):
+        asked = manifest.get("sizes") or {}
+        return "- sizes asked of every task (tr/va/te): " + "/".join(
+            escape(str(asked.get(s, "?"))) for s in ("tr", "va", "te")
+        )
+    ratio = "/".join(escape(str(r)) for r in tb.get("ratio") or ["?"])
+    caps = tb.get("max_sizes") or {}
+    cap = "/".join(escape(str(caps.get(s, "?"))) for s in ("tr", "va", "te"))
+    if "protocol" in tb:
+        lines = escape(str((tb.get("floor") or {}).get("lines", "?")))
+        floor = (f"scored by cross-validation ({escape(str(tb['protocol']))}): a task needs "
+                 f"{lines} balanced lines")  # fmt: skip
+    else:
+        floor = f"at least {escape(str(tb.get('min_test', '?')))} test lines"
+    return (f"- treebank mode: each task sized from what the corpus fills, split {ratio} "
+            f"(tr/va/te, at most {cap} lines), {floor}, else n/a; the lines written are in "
+            "the table")  # fmt: skip
+
+
+def _length_line(manifest: dict[str, Any]) -> str:
+    """The sentence lengths read: treebank mode's bound (lifted to the longest sentence for
+    every task but the length-binned ones), else the common window."""
+    common = manifest.get("common") or {}
+    lo, hi = common.get("min_tokens", "?"), common.get("max_tokens", "?")
+    length = (manifest.get("treebank") or {}).get("length") or {}
+    if length.get("upper_bound_lifted") and length.get("max_tokens") != length.get(
+        "max_tokens_length_binned"
+    ):
+        lo = length.get("min_tokens", lo)
+        return escape(
+            f"sentences of {lo}..{length.get('max_tokens')} tokens ({lo}.."
+            f"{length.get('max_tokens_length_binned')} tokens for the tasks whose length bins end "
+            "there: SentLen, TreeDepth)"
+        )
+    return escape(f"sentences of {lo}..{hi} tokens")
+
+
+def _input_line(item: dict[str, Any]) -> str:
+    """An input by its file name (never the local path it was read from) and digest, as text."""
+    name = Path(str(item.get("path", "?")).replace("\\", "/")).name or "?"
+    if name == "-":
+        name = "(standard input)"
+    return f"- {escape(name)} (sha256 {escape(str(item.get('sha256')))})"
 
 
 def dataset_card(
@@ -167,12 +227,12 @@ def dataset_card(
     inputs = manifest.get("inputs") or []
     license_id = license_id or detect_license(inputs, base)
     date = date or corpus_date(inputs) or "not recorded"
-    common = manifest.get("common") or {}
     body = [
-        f"# xprobe probing sets: {manifest.get('language', '?')}",
+        f"# xprobe probing sets: {escape(str(manifest.get('language', '?')))}",
         "",
         "Probing tasks in the style of Conneau et al. (2018) and X-Probe (Ravishankar et al., "
-        f"2019), built by `xprobe extract` (xprobe {manifest.get('xprobe_version', '?')}) from "
+        f"2019), built by `xprobe extract` (xprobe {escape(str(manifest.get('xprobe_version')))}) "
+        "from "
         "dependency-parsed text. One configuration per task; `label` is a ClassLabel over the "
         "task's label set.",
         "",
@@ -187,24 +247,28 @@ def dataset_card(
         "",
         "## How they were made",
         "",
-        f"- seed {manifest.get('seed')}; sizes asked (tr/va/te): "
-        + "/".join(str((manifest.get("sizes") or {}).get(s, "?")) for s in ("tr", "va", "te")),
-        f"- sentences of {common.get('min_tokens', '?')}..{common.get('max_tokens', '?')} tokens; "
-        f"classes balanced within each split; exclusive (a source sentence feeds one task only): "
-        f"{manifest.get('exclusive')}; partial tasks allowed: {manifest.get('allow_partial')}",
+        f"- seed {escape(str(manifest.get('seed')))}",
+        _sizes_line(manifest),
+        f"- {_length_line(manifest)}; classes balanced within each split; exclusive (a source "
+        f"sentence feeds one task only): {escape(str(manifest.get('exclusive')))}; partial "
+        f"tasks allowed: {escape(str(manifest.get('allow_partial')))}",
         "- task rules: docs/tasks.md in the xprobe repository; per-task parameters in the table",
         "",
         "## Corpus",
         "",
-        f"- date: {date}",
-        f"- licence of the source text: {license_id}",
-        *[f"- `{i.get('path')}` (sha256 `{i.get('sha256')}`)" for i in inputs],
+        f"- date: {escape(date)}",
+        f"- licence of the source text: {escape(license_id)}",
+        *[_input_line(i) for i in inputs],
         "- counts: "
-        + ", ".join(f"{k} {v}" for k, v in sorted((manifest.get("corpus") or {}).items())),
+        + escape(", ".join(f"{k} {v}" for k, v in sorted((manifest.get("corpus") or {}).items()))),
         "",
         "## Partial tasks",
         "",
         *_partial(manifest),
+        "",
+        "## Not applicable",
+        "",
+        *_na_list(manifest),
         "",
         "## Citation",
         "",

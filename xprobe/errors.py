@@ -16,3 +16,8 @@ class InputError(XProbeError):
         self.message = message
         where = f"{source}:{line}" if line is not None else source
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, int | None, str]]:
+        # a worker process's error reaches the parent pickled: rebuilt from its parts (the
+        # default, from the formatted message alone, fails and breaks the process pool)
+        return (type(self), (self.source, self.line, self.message))

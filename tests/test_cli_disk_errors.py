@@ -121,3 +121,34 @@ def test_write_errors_are_one_line_naming_the_path(
     line = _one_error_line(capsys.readouterr().err)
     assert words in line and str(out / "manifest.json") in line, line
     _unchanged_but_manifest(out, before)
+
+
+def test_a_full_disk_under_extracts_sentence_cache_names_the_folder(
+    tmp_path: Path, fixtures: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """The frequency pass keeps its sentences in an unnamed temporary file in the output folder
+    (xprobe.extract.scan.SentenceCache): a full disk there said "(a file being written): disk
+    full". Simulated at that file's write."""
+    import tempfile
+
+    from xprobe.extract import scan
+
+    real = tempfile.TemporaryFile
+
+    class Full:
+        def __init__(self, f):
+            self._f = f
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name):
+            return getattr(self._f, name)
+
+    monkeypatch.setattr(scan.tempfile, "TemporaryFile", lambda **kw: Full(real(**kw)))
+    out = tmp_path / "probing"
+    assert main(_extract_args(out, fixtures)) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "disk full" in line and str(out) in line and "a file being written" not in line, line
+    assert "temporary" in line, line
+    assert not out.exists() or list(out.iterdir()) == []  # no temporary file left

@@ -34,3 +34,17 @@ def test_subcommand_help(command: str, capsys: pytest.CaptureFixture[str]) -> No
     assert e.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: xprobe {command}")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_an_unknown_flag_prints_the_subcommands_usage(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``xprobe languages --foo`` printed the top-level usage (``usage: xprobe [-h] ...
+    COMMAND``), which does not say what ``languages`` takes."""
+    with pytest.raises(SystemExit) as e:
+        main([command, "--no-such-flag"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: xprobe {command}"), err
+    assert f"xprobe {command}: error:" in err and "Traceback" not in err

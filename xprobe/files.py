@@ -178,6 +178,26 @@ def np_rng(seed: int, *purpose: object) -> np.random.Generator:
     return np.random.default_rng(derive_seed(seed, *purpose))
 
 
+def input_file_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot be read as an input file, or None when it is a regular file (a link
+    to one included): ``no such file``, a folder, or not a regular file (a FIFO, a socket, a
+    device: one that can be read once at most)."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as e:
+        return f"cannot read it: {e.strerror or e}"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a CoNLL-U file"
+    what = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return f"is not a regular file ({what})"
+
+
 def name_problem(name: str) -> str | None:
     """Why ``name`` (an entry, task or encoder name read from a file) cannot be one component of
     a path, or None when it can: it must be non-empty, hold no ``/``, ``\\``, ``..`` or control

@@ -323,18 +323,22 @@ def read_conllu(
     on_error: OnError = "raise",
     stats: ReadStats | None = None,
 ) -> Iterator[Sentence]:
-    """Stream the sentences of a CoNLL-U file (``.gz`` is gunzipped; ``-`` reads stdin)."""
+    """Stream the sentences of a CoNLL-U file (``.gz`` is gunzipped; ``-`` reads stdin).
+
+    A UTF-8 byte-order mark at the very start of the file (or stdin) is skipped, as editors on
+    Windows write one; one starting any later line (files joined with theirs) is an
+    :class:`InputError` naming it."""
     name = str(path)
     if name == "-":
-        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", errors="surrogateescape")
         yield from _parse_lines(stdin, "<stdin>", on_error, stats)
         return
     p = Path(path)
     try:
         if p.suffix == ".gz":
-            f: IO[str] = gzip.open(p, "rt", encoding="utf-8", errors="surrogateescape")
+            f: IO[str] = gzip.open(p, "rt", encoding="utf-8-sig", errors="surrogateescape")
         else:
-            f = open(p, encoding="utf-8", errors="surrogateescape")
+            f = open(p, encoding="utf-8-sig", errors="surrogateescape")
     except OSError as e:
         raise InputError(name, None, f"cannot open: {e.strerror or e}") from None
     with f:
@@ -533,6 +537,9 @@ def _parse_block(block: list[str], start: int, source: str) -> Sentence:
                 raise InputError(source, start + offset, f"invalid UTF-8 at character {m.start()}")
     for offset, line in enumerate(block):
         lineno = start + offset
+        if line.startswith("\ufeff"):
+            why = "a byte-order mark (U+FEFF) starts this line; one is read only at the start of "
+            raise InputError(source, lineno, why + "a file (two files joined?): remove it")
         if line.startswith("#"):
             if words or multi:
                 raise InputError(source, lineno, "comment line inside a sentence; expected a token")

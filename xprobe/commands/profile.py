@@ -46,9 +46,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out.exists() and not args.force:
         raise XProbeError(f"{args.out}: exists; pass --force to overwrite it")
+    from xprobe.files import input_file_problem
+
     for p in args.conllu:
-        if not Path(p).is_file():
-            raise XProbeError(f"{p}: no such file")
+        if (problem := input_file_problem(p)) is not None:
+            raise XProbeError(f"{p}: {problem}")
     text, report = draft_profile(
         args.conllu, args.code, args.name, args.allow_no_feats, str(args.out)
     )

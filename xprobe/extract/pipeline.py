@@ -56,7 +56,7 @@ from xprobe.extract.starved import annotate, exclusivity_notes, note_text, parti
 from xprobe.extract.windows import WINDOW_MODES, resolve_all_windows
 from xprobe.extract.write import build_manifest, raise_unfilled, write_outputs
 from xprobe.extract.yields import yield_lines
-from xprobe.files import sha256_file
+from xprobe.files import input_file_problem, sha256_file
 from xprobe.languages import LanguageProfile, load_profile
 from xprobe.protocol import SPLITS_PROTOCOL, parse_protocol
 from xprobe.tasks import TASKS, Context, CorpusStats, TaskSpec, get_task, resolve_params
@@ -144,8 +144,11 @@ def _validate(config: ExtractConfig) -> None:
             "mode: add --treebank (a folder written without it can still be probed under cv:K)"
         )
     for p in config.inputs:
-        if p != "-" and not Path(p).is_file():
-            raise XProbeError(f"{p}: no such file")
+        problem = None if p == "-" else input_file_problem(p)
+        if problem is not None:
+            if problem.startswith("is not a regular file"):  # extract reads its inputs twice
+                problem += "; extract reads an input twice: give '-' and pipe it to stdin"
+            raise XProbeError(f"{p}: {problem}")
 
 
 def _progress(config: ExtractConfig, desc: str, total: int | None = None) -> Any:

@@ -61,12 +61,13 @@ __all__ = [
 
 
 def open_conllu(path: str) -> IO[str]:
-    """Open a CoNLL-U file as text (``.gz`` gunzipped), as :func:`xprobe.ud.read_conllu` does."""
+    """Open a CoNLL-U file as text (``.gz`` gunzipped, a byte-order mark at its start skipped),
+    as :func:`xprobe.ud.read_conllu` does."""
     p = Path(path)
     try:
         if p.suffix == ".gz":
-            return gzip.open(p, "rt", encoding="utf-8", errors="surrogateescape")
-        return open(p, encoding="utf-8", errors="surrogateescape")
+            return gzip.open(p, "rt", encoding="utf-8-sig", errors="surrogateescape")
+        return open(p, encoding="utf-8-sig", errors="surrogateescape")
     except OSError as e:
         raise InputError(path, None, f"cannot open: {e.strerror or e}") from None
 
@@ -127,8 +128,13 @@ def spool_stdin(paths: Sequence[str], where: Path) -> Iterator[list[str]]:
     where.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".stdin.{os.getpid()}.", suffix=".conllu", dir=where)
     try:
-        with open(fd, "wb") as out:
-            shutil.copyfileobj(sys.stdin.buffer, out)
+        try:
+            with open(fd, "wb") as out:
+                shutil.copyfileobj(sys.stdin.buffer, out)
+        except OSError as e:  # a full disk names the copy of stdin
+            if e.filename is None:
+                e.filename = tmp
+            raise
         yield [tmp if p == "-" else p for p in paths]
     finally:
         Path(tmp).unlink(missing_ok=True)
@@ -256,6 +262,7 @@ class SentenceCache:
         self.count = 0
         if where is not None:
             where.mkdir(parents=True, exist_ok=True)
+        self._where = where if where is not None else Path(tempfile.gettempdir())
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix=".xprobe-sentences-", dir=where)
         self._batch: list[bytes] = []  # records marshalled at once: bytes, which the cyclic
         # garbage collector does not track (tuples of lists would make it scan them, often)
@@ -275,8 +282,13 @@ class SentenceCache:
     def _flush(self) -> None:
         if self._batch:
             data = zlib.compress(marshal.dumps(self._batch), 1)
-            self._file.write(len(data).to_bytes(8, "little"))
-            self._file.write(data)  # length-prefixed: marshal.load on a file reads piecemeal
+            try:
+                self._file.write(len(data).to_bytes(8, "little"))
+                self._file.write(data)  # length-prefixed: marshal.load on a file reads piecemeal
+            except OSError as e:  # a full disk: the file has no name, its folder is said
+                if e.filename is None:
+                    e.filename = f"{self._where} (the temporary file of the sentences read)"
+                raise
             self._batch = []
 
     def sentences(self, names: Sequence[str]) -> Iterator[tuple[int, int, Sentence]]:

@@ -137,7 +137,10 @@ def run_probe(
         raise XProbeError(f"unknown classifier(s) {bad}; valid: {', '.join(CLASSIFIERS)}")
     needs_encoder = any(c in EMBEDDING_CLASSIFIERS for c in opts.classifiers)
     if needs_encoder and encoder is None:
-        raise XProbeError("--encoder is required for classifiers " + ", ".join(opts.classifiers))
+        missing = "--encoder is required for classifiers " + ", ".join(opts.classifiers)
+        if not os.path.exists(data_dir):  # both said at once: the folder first
+            missing = f"{data_dir}: probing data folder not found; and {missing}"
+        raise XProbeError(missing)
     na, wanted = split_na(data_dir, opts.tasks)
     if wanted is None and na and len(na) == len(manifest_tasks(data_dir)):
         wanted = []  # every task n/a (a treebank too small for any): records, no files to load

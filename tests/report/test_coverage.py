@@ -101,7 +101,7 @@ def test_report_heatmap_has_languages_as_rows(tmp_path: Path) -> None:
     md = (tmp_path / "r" / "languages_ud_lr_bov.md").read_text()
     assert md.splitlines() == [
         "| language | SentLen | Tense |", "|---|---|---|",
-        "| de | 61.0 | 82.0 |", "| ta | 40.0 |  |", "| vi | 55.0 | 70.0 |",
+        "| de | 61.0 | 82.0 |", "| ta | 40.0 | – |", "| vi | 55.0 | 70.0 |",
     ]  # fmt: skip
     assert (tmp_path / "r" / "languages_ud_lr_bov.png").read_bytes()[:8] == PNG_MAGIC
     assert "![bov by language](languages_ud_lr_bov.png)" in (tmp_path / "r/report.md").read_text()

@@ -125,44 +125,45 @@ def test_screenshot_shows_tables_and_figures(report: Path, tmp_path: Path) -> No
 
 REPORT_MD = """# Probing report
 
-## How to read this report
+de − en (sample, mlp): 0 of 1 differences significant (Holm, α = 0.05); 0 cells at chance.
 
-* Every number is a test accuracy in %.
-
-## sample / de / mlp: test accuracy (%)
-
-| encoder | SentLen |
-|---|---|
-| bilstm-max | 50.0 |
-
-## sample / de / mlp relative to en
+## de relative to en (sample, mlp)
 
 ![de relative to en](missing.png)
 
 Differences de minus en.
 
-## sample / mlp: mean and std across languages and encoders
+## de: test accuracy (%) (sample, mlp)
 
-| encoder | mean |
+| encoder | SentLen |
 |---|---|
-| bilstm-max | 1.0 |
+| bilstm-max | 50.0 [40.1, 59.9] ns ° |
+
+## How to read this report
+
+* Every number is a test accuracy in %.
 """
 
 
-def test_the_answer_comes_first(tmp_path: Path) -> None:
-    """The relative figure (the report's answer) opens the page, before "How to read"; the
-    Markdown keeps its order (the page is rendered from it)."""
+def test_the_page_keeps_the_markdowns_order_and_marks_the_answer(tmp_path: Path) -> None:
+    """report.md leads with the answer (the sentences under the title, then the figure); the
+    page renders it in that order, the answer styled as such, a cell's value, interval and
+    marks each one unit that does not break."""
     page = markdown_to_html(REPORT_MD, tmp_path)
     headings = re.findall(r"<h[12]>([^<]*)</h[12]>", page)
-    assert headings == ["Probing report", "sample / de / mlp relative to en",
-                        "How to read this report", "sample / de / mlp: test accuracy (%)",
-                        "sample / mlp: mean and std across languages and encoders"]  # fmt: skip
-    answer = page[page.index("relative to en</h2>") : page.index("<h2>How to read")]
-    assert "Differences de minus en." in answer and "missing.png" in answer
+    assert headings == ["Probing report", "de relative to en (sample, mlp)",
+                        "de: test accuracy (%) (sample, mlp)",
+                        "How to read this report"]  # fmt: skip
+    answer = re.search(r'<p class="answer">([^<]*)</p>', page)
+    assert answer is not None and answer[1].startswith("de − en (sample, mlp): 0 of 1")
+    assert page.count('class="answer"') == 1
+    cell = re.search(r"<td>(<span.*?)</td>", page)
+    assert cell is not None and _text(cell[1]) == "50.0 [40.1, 59.9] ns °"
+    assert cell[1].count('<span class="u">') == 3
 
 
 def test_every_table_sits_in_a_scrolling_wrapper(tmp_path: Path) -> None:
-    page = markdown_to_html(REPORT_MD, tmp_path)
+    page = markdown_to_html(REPORT_MD + "\n" + _wide_table(3), tmp_path)
     assert page.count("<table") == 2
     assert page.count('<div class="wide"><table') == 2 == page.count("</table></div>")
     assert re.search(r"\.wide\{[^}]*overflow-x:auto", page)

@@ -61,7 +61,7 @@ def test_best_layer_table_and_figures(tmp_path: Path) -> None:
     assert "layers_relative_xprobe_mlp_hf-tiny_en.png" not in written
     table = (tmp_path / "rep" / "layers_best_xprobe_mlp_hf-tiny.md").read_text()
     # 10 test items: exact (Clopper-Pearson) intervals on the hit counts, and n (issue 23)
-    assert "| SentLen | L0: 90.0 [55.5, 99.7](e), n=10 | L1: 75.0 [" in table
+    assert "| SentLen | L0: 90.0 [55.5, 99.7] (e), n=10 | L1: 75.0 [" in table
     assert "| Tense | L2: 85.0 [" in table and "| L1: 65.0 [" in table
     curves = (tmp_path / "rep" / "layers_xprobe_mlp_hf-tiny_de.csv").read_text().splitlines()
     assert curves[0] == "task,L0,L1,L2" and curves[1] == "SentLen,70.0,75.0,50.0"

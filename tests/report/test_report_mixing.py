@@ -47,8 +47,8 @@ def test_seeds_are_averaged_and_std_only_with_several(tmp_path):
     write_report(recs, tmp_path)
     rows = {r[0]: r[1:] for r in csv.reader(open(tmp_path / "table4_xprobe_mlp_en.csv"))}
     # no per-item correctness in these records: Wilson intervals on n_test, marked (b)
-    assert rows["a"] == ["30.0 [19.1, 43.8](b) ± 10.0 (2 seeds)"]
-    assert rows["b"] == ["30.0 [19.1, 43.8](b)"]
+    assert rows["a"] == ["30.0 [19.1, 43.8] (b) ± 10.0 (2 seeds)"]
+    assert rows["b"] == ["30.0 [19.1, 43.8] (b)"]
     assert rows["n_test"] == ["50"]
 
 
@@ -83,7 +83,7 @@ def test_mapped_student_pairs_with_its_teacher(tmp_path):
     paths = write_report(recs, tmp_path)
     assert "relative_xprobe_mlp_de.png" in {p.name for p in paths}
     text = (tmp_path / "report.md").read_text(encoding="utf-8")
-    assert "de-bilstm-max vs en-bilstm-max: by teacher" in text
+    assert "de-bilstm-max (de, mapped from en en-bilstm-max): by teacher" in text
 
 
 def test_report_says_when_nothing_pairs(tmp_path):
@@ -95,13 +95,13 @@ def test_report_says_when_nothing_pairs(tmp_path):
     assert "de-bilstm-max (no teacher recorded" in text
 
 
-def test_flags_overlap_partial_and_opens_with_how_to_read(tmp_path):
+def test_flags_overlap_partial_and_says_how_to_read_after_the_tables(tmp_path):
     recs = [_rec("a", "en", "WC", 0.3, test_overlap_removed=12), _rec("a", "en", "Tense", 0.6,
             partial=True)]  # fmt: skip
     write_report(recs, tmp_path)
     text = (tmp_path / "report.md").read_text(encoding="utf-8")
-    assert text.index("How to read this report") < text.index("test accuracy")
-    assert "30.0 [19.1, 43.8](b)†" in text and "(b)*" in text
+    assert text.index("How to read this report") > text.index("test accuracy")
+    assert "30.0 [19.1, 43.8] (b)†" in text and "(b)*" in text
     assert "† test overlaps training: WC" in text and "partially filled (manifest): Tense" in text
 
 

@@ -134,5 +134,5 @@ def test_a_reference_language_no_record_has_is_an_error(
     ]
     assert not out.exists()
     assert main(["report", str(path), "--out", str(out), "--reference-lang", "de"]) == 0
-    assert "## toy / en / lr" in (out / "report.md").read_text("utf-8")
-    assert "relative to de" in (out / "report.md").read_text("utf-8")
+    assert "## en: test accuracy (%) (toy, lr)" in (out / "report.md").read_text("utf-8")
+    assert "## en relative to de (toy, lr)" in (out / "report.md").read_text("utf-8")

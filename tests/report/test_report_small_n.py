@@ -42,7 +42,7 @@ def test_one_accuracy_on_five_items_gets_an_exact_interval():
     lo, hi, how = Stats().interval(e)
     assert how == "exact"
     assert lo == pytest.approx(0.2836, abs=1e-4) and hi == pytest.approx(0.9949, abs=1e-4)
-    assert Stats().interval_text(e) == " [28.4, 99.5](e)"
+    assert Stats().interval_text(e) == " [28.4, 99.5] (e)"
 
 
 def test_difference_of_two_and_eight_items_stays_in_range():
@@ -90,7 +90,7 @@ def test_best_layer_table_gives_interval_and_n(tmp_path):
     write_report(recs, tmp_path)
     table = (tmp_path / "layers_best_xprobe_mlp_hf.md").read_text(encoding="utf-8")
     # en: 9 of 10 at L0 (Clopper-Pearson 55.5-99.7); fi: 4 of 5 at L1 (28.4-99.5)
-    assert "| SentLen | L0: 90.0 [55.5, 99.7](e), n=10 | L1: 80.0 [28.4, 99.5](e), n=5 |" in table
+    assert "| SentLen | L0: 90.0 [55.5, 99.7] (e), n=10 | L1: 80.0 [28.4, 99.5] (e), n=5 |" in table
 
 
 def _sel(lang, task, hits, ctl):

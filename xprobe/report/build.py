@@ -31,10 +31,9 @@ Example::
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +41,13 @@ import numpy as np
 
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
+from xprobe.report.compare import CHANCE_MARK
+from xprobe.report.coverage import coverage_section
 from xprobe.report.group import Experiment, group_experiments, setting_label
-from xprobe.report.languages import write_language_heatmaps
+from xprobe.report.languages import MIN_LANGUAGES, write_language_heatmaps
 from xprobe.report.layers import write_layer_report
-from xprobe.report.md import escape, escape_records, unescape
-from xprobe.report.na import add_na_columns, na_section, split_records
+from xprobe.report.md import escape, escape_records, md_table, slug, write_table
+from xprobe.report.na import add_na_columns, split_records
 from xprobe.report.notes import data_notes
 from xprobe.report.stats import MIN_TEST
 from xprobe.report.tables import (
@@ -66,21 +67,23 @@ HOW_TO_READ = f"""\
 
 * Every number is a test accuracy in %, the mean over seeds of one experiment. Records are
   averaged only over seeds: runs that differ in anything else (training subsample `max_train`,
-  grid, protocol, layer, data) appear in separate tables, whose heading states the setting.
-* `[lo, hi]` is a 95% bootstrap interval over the test items (seeds combined); `(b)` marks a
-  binomial (Wilson) interval for records without per-item correctness; `(e)` an exact method,
-  used where a cell (or either side of a difference) has fewer than {MIN_TEST} test items, where
-  the normal approximation and the bootstrap fail: Clopper-Pearson for an accuracy, Newcombe's
-  score interval with Fisher's exact test for a difference between languages, the sign test for
-  one on the same items; such intervals stay within 0-100 (differences within ±100).
-  `± s (k seeds)` is the standard deviation over k seeds (shown only when k > 1). The `n_test`
-  row gives the number of test items behind each column. Under `protocol=cv:K` (in a table's
-  heading) every line of a task is a test item once, scored by a probe trained and selected on
-  other folds (docs/probing.md, "Cross-validation"): `n_test` is all of the task's lines.
+  grid, protocol, layer, data) appear in separate tables; the setting that differs between
+  tables is stated under each heading.
+* `[lo, hi]` is a 95% bootstrap interval over the test items (seeds combined); `(b)` after it
+  marks a binomial (Wilson) interval for records without per-item correctness; `(e)` an exact
+  method, used where a cell (or either side of a difference) has
+  fewer than {MIN_TEST} test items, where the normal approximation and the bootstrap fail: Clopper-Pearson for an
+  accuracy, Newcombe's score interval with Fisher's exact test for a difference between
+  languages, the sign test for one on the same items; such intervals stay within 0-100
+  (differences within ±100). `± s (k seeds)` is the standard deviation over k seeds (shown only
+  when k > 1). The `n_test` row gives the number of test items behind each column. Under
+  `protocol=cv:K` (the settings) every line of a task is a test item once, scored by a probe
+  trained and selected on other folds (docs/probing.md, "Cross-validation"): `n_test` is all
+  of the task's lines.
 * "Ranks per task" chains encoders best first: `>` where the adjacent difference is
   significant (paired test on the same test items), `≈` where it is not.
 * Relative figures: differences not significant after Holm's correction over the figure's
-  cells are hatched (and marked `ns` in the table below the figure); the number of comparisons
+  cells are grey (and marked `ns` in the table below the figure); the number of comparisons
   is stated. The printed intervals are per comparison (not adjusted), so a cell can show an
   interval that excludes 0 and still be `ns`: the mark is the corrected verdict.
 * Marks: `†` the test split overlapped training, `*` the task was only partly filled by
@@ -108,27 +111,16 @@ HOW_TO_READ = f"""\
 SMALL_N_TEST = 1000  # heatmap cells with fewer test items show their n_test
 
 
-def _md(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
+@dataclass
+class Page:
+    """report.md in the order a reader needs it: the answer (one sentence per comparison), the
+    figures that show it, the tables, then the rest ("How to read" after)."""
 
-
-def _write_table(out: Path, stem: str, header: list[str], rows: list[list[str]]) -> str:
-    md = _md(header, rows)
-    with atomic_write(out / f"{stem}.md") as f:
-        f.write(md)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([unescape(c) for c in header])
-    w.writerows([unescape(c) for c in row] for row in rows)
-    with atomic_write(out / f"{stem}.csv") as f:
-        f.write(buf.getvalue())
-    return md
-
-
-def _slug(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in text)
+    answer: list[str] = field(default_factory=list)
+    first: list[str] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
+    more: list[str] = field(default_factory=list)
+    varying: list[str] = field(default_factory=list)  # setting fields that differ among tables
 
 
 def _stem(prefix: str, t: Table, varying: dict, *parts: str) -> str:
@@ -139,7 +131,15 @@ def _stem(prefix: str, t: Table, varying: dict, *parts: str) -> str:
     if keys:
         sub = {k: t.setting.get(k) for k in keys}
         s += "_" + setting_label(sub).replace(", ", "_").replace("=", "-")
-    return _slug(s)
+    return slug(s)
+
+
+def _heading(page: Page, t: Table, what: str) -> str:
+    """``## de: test accuracy (%) (sample, mlp)`` and, under it, the setting fields that differ
+    between the tables of the page (the rest is said once, in "How to read")."""
+    sub = {k: t.setting.get(k) for k in page.varying if k in t.setting}
+    line = f"Setting: {setting_label(sub)}.\n\n" if sub else ""
+    return f"## {t.language}{what} ({t.dataset}, {t.classifier})\n\n{line}"
 
 
 def _footnotes(t: Table) -> str:
@@ -191,9 +191,11 @@ def write_report(
     out_dir: str | os.PathLike[str],
     reference: str = "en",
     xnli: str | os.PathLike[str] | None = None,
+    coverage: str | os.PathLike[str] | None = None,
 ) -> list[Path]:
     """Write every table and figure for ``records`` into ``out_dir``; return the paths written.
-    Records of two or more languages, none of them ``reference``, are an error."""
+    Records of two or more languages, none of them ``reference``, are an error. ``coverage``:
+    a ``coverage.json`` (:mod:`xprobe.report.coverage`) whose grid the report opens with."""
     records = list(records)
     if len({r.get("language") for r in records}) > 1:
         check_reference(records, reference, "reference language")
@@ -209,24 +211,51 @@ def write_report(
     stats = Stats()
     if not tables:
         raise XProbeError("no test-split accuracy records to report")
+    page = Page(varying=_varying(tables))
+    many = len({t.language for t in tables}) >= MIN_LANGUAGES
     written: list[Path] = []
-    sections = ["# Probing report\n", HOW_TO_READ]
-    written += _main_tables(tables, out, sections, stats, na)
-    written += _baselines(exps, out, sections, stats, na)
-    written += _relative_all(tables, out, reference, sections, stats)
-    written += _table1_all(tables, out, sections)
-    written += write_language_heatmaps(exps, out, sections)  # >= 3 languages: rows languages
-    written += _datasets_figures(tables, out, reference, sections)
+    if coverage is not None:
+        page.first.append(coverage_section(coverage, na))
+    written += write_language_heatmaps(exps, out, page.first, na, stats)  # >= 3 languages
+    written += _main_tables(tables, out, page, stats, na)
+    written += _baselines(exps, out, page.tables, stats, na)
+    written += _relative_all(tables, out, reference, page, stats, many)
+    written += _table1_all(tables, out, page.more, page.varying)
+    written += _datasets_figures(tables, out, reference, page.more)
     if xnli is not None:
         acc = {(escape(lang), escape(enc)): v for (lang, enc), v in load_xnli(xnli).items()}
-        written += _xnli(tables, acc, out, sections)
-    written += _stability(records, out, sections)
-    written += write_layer_report(records, out, reference, sections)  # records with a layer
-    sections += data_notes(records) + na_section(na)
+        written += _xnli(tables, acc, out, page.more)
+    written += _stability(records, out, page.more)
+    written += write_layer_report(records, out, reference, page.more)  # records with a layer
+    title = "# Probing report: " + ", ".join(sorted({t.dataset for t in tables})) + "\n"
+    answer = "\n\n".join(page.answer) or _no_answer(tables, reference)
+    sections = [title, answer + "\n", *page.first, *page.tables, *page.more,
+                _how_to_read(tables, page), *data_notes(records), *na.section()]  # fmt: skip
     with atomic_write(out / "report.md") as f:
         f.write("\n".join(sections))
     written.append(out / "report.md")
     return written
+
+
+def _no_answer(tables: list[Table], reference: str) -> str:
+    langs = sorted({t.language for t in tables})
+    if langs == [reference] or len(langs) == 1:
+        return f"One language ({langs[0]}): no comparison with a reference language."
+    return f"No encoder pairs with a {reference} encoder: no comparison (see below)."
+
+
+def _how_to_read(tables: list[Table], page: Page) -> str:
+    enc = [t for t in tables if t.classifier != "baseline"]
+    common = {k: v for k, v in (enc[0].setting if enc else {}).items() if k not in page.varying}
+    said = f"* Settings of every table: {setting_label(common)}.\n" if common else ""
+    return HOW_TO_READ.replace("\n\n", "\n\n" + said, 1)
+
+
+def _varying(tables: list[Table]) -> list[str]:
+    """The setting fields whose values differ among the encoder tables."""
+    settings = [t.setting for t in tables if t.classifier != "baseline"]
+    names = sorted({f for s in settings for f in s})
+    return [f for f in names if len({str(s.get(f)) for s in settings}) > 1]
 
 
 def _multi(tables: list[Table]) -> dict[tuple[str, str], list[str]]:
@@ -241,7 +270,7 @@ def _multi(tables: list[Table]) -> dict[tuple[str, str], list[str]]:
     return out
 
 
-def _main_tables(tables: list[Table], out: Path, sections: list[str], stats, na) -> list[Path]:
+def _main_tables(tables: list[Table], out: Path, page: Page, stats, na) -> list[Path]:
     from xprobe.report.compare import separability
     from xprobe.report.mdl_md import mdl_markdown
     from xprobe.report.selectivity import selectivity_markdown
@@ -251,9 +280,10 @@ def _main_tables(tables: list[Table], out: Path, sections: list[str], stats, na)
     for t in tables:
         stem = _stem("table4", t, multi, t.language)
         header, body = add_na_columns(t, *render(t, stats), na)
-        md = _write_table(out, stem, header, body)
+        md = write_table(out, stem, header, body)
         sep = separability(t, stats) + selectivity_markdown(t, stats) + mdl_markdown(t)
-        sections.append(f"## {t.title()}: test accuracy (%)\n\n{md}{_footnotes(t)}{sep}")
+        head = _heading(page, t, ": test accuracy (%)")
+        page.tables.append(f"{head}{md}{_footnotes(t)}{sep}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]
     return written
 
@@ -264,14 +294,14 @@ def _baselines(exps: list[Experiment], out: Path, sections: list[str], stats, na
     for ds, lang in pairs:
         t = baseline_block(exps, ds, lang)
         if t is None:
-            sections.append(f"## {ds} / {lang}: baselines\n\nNo baseline or bag-of-vectors "
+            sections.append(f"## {lang}: baselines ({ds})\n\nNo baseline or bag-of-vectors "
                             "records for this language (run `xprobe probe --classifier majority "
                             "length nb-unigram`).\n")  # fmt: skip
             continue
-        stem = _slug(f"baselines_{ds}_{lang}")
+        stem = slug(f"baselines_{ds}_{lang}")
         header, body = add_na_columns(t, *render(t, stats), na)
-        md = _write_table(out, stem, header, body)
-        sections.append(f"## {ds} / {lang}: baselines\n\n{md}{_footnotes(t)}")
+        md = write_table(out, stem, header, body)
+        sections.append(f"## {lang}: baselines ({ds})\n\n{md}{_footnotes(t)}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]
     return written
 
@@ -280,15 +310,17 @@ def _cell_mean(cell: list[Experiment]) -> float:
     return cell[0].mean if len(cell) == 1 else np.nan
 
 
-def _relative_all(tables, out, reference, sections, stats) -> list[Path]:
+def _relative_all(tables, out, reference, page: Page, stats, many: bool) -> list[Path]:
+    """The relative figures (first on the page unless it covers many languages, whose grids
+    open it) and the answer: per group of tables, how many differences are significant."""
     from xprobe.report.relative import left_out_note, pair_rows, reference_table
 
     multi = _multi(tables)
-    written = []
+    written, found, sections = [], {}, []
     for t in tables:
         if t.language == reference or t.classifier == "baseline":
             continue
-        head = f"## {t.title()} relative to {reference}\n\n"
+        head = _heading(page, t, f" relative to {reference}")
         ref = reference_table(t, tables, reference)
         if ref is None:
             sections.append(head + f"No {reference} records with the same dataset, classifier "
@@ -301,17 +333,35 @@ def _relative_all(tables, out, reference, sections, stats) -> list[Path]:
                             f"encoder, so there is no relative figure. {note}")  # fmt: skip
             continue
         stem = _stem("relative", t, multi, t.language)
-        body = _relative_figure(t, ref, pairs, out / f"{stem}.png", reference, stats)
+        body, counts = _relative_figure(t, ref, pairs, out / f"{stem}.png", reference, stats)
+        key = (t.dataset, t.classifier, t.setting_key())
+        found.setdefault(key, (t, []))[1].append((t.language, *counts))
         how = "; ".join(f"{p.label}: by {p.how}" for p in pairs)
         sections.append(head + f"![{t.language} relative to {reference}]({stem}.png)\n\n"
                         f"{body}\nPairs: {how}. {note}{left_out_note(t, ref)}")  # fmt: skip
         written.append(out / f"{stem}.png")
+    page.answer += [_answer(page, t, reference, rows) for t, rows in found.values()]
+    (page.tables if many else page.first).extend(sections)
     return written
 
 
-def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
-    """Draw the difference heatmap (hatched where not significant); return the Markdown table
-    of differences with intervals and the count of comparisons."""
+def _answer(page: Page, t: Table, reference: str, rows: list[tuple[str, int, int, int]]) -> str:
+    """``de − en (sample, mlp): 1 of 18 differences significant (Holm, α = 0.05); 11 cells at
+    chance.``: the counts of the figures' tables, summed over the languages of one group."""
+    sig, m, chance = (sum(r[i] for r in rows) for i in (2, 1, 3))
+    who = rows[0][0] if len(rows) == 1 else f"{len(rows)} languages"
+    sub = {k: t.setting.get(k) for k in page.varying if k in t.setting}
+    what = ", ".join([t.dataset, t.classifier] + ([setting_label(sub)] if sub else []))
+    within = "" if len(rows) == 1 else " within each language"
+    return (
+        f"{who} − {reference} ({what}): {sig} of {m} differences significant (Holm"
+        f"{within}, α = 0.05); {chance} cell{'' if chance == 1 else 's'} at chance."
+    )
+
+
+def _relative_figure(t, ref, pairs, png, reference, stats) -> tuple[str, tuple[int, int, int]]:
+    """Draw the difference heatmap (grey where not significant); return the Markdown table of
+    differences with intervals and (comparisons, significant, at chance)."""
     from xprobe.report import plots
     from xprobe.report.compare import chance_note, relative_cells, relative_selectivity
     from xprobe.report.mdl_md import relative_mdl
@@ -323,17 +373,19 @@ def _relative_figure(t, ref, pairs, png, reference, stats) -> str:
     sub = [[_small_n(t.rows[p.row][1][t.tasks.index(x)]) for x in tasks] for p in pairs]
     plots.heatmap(diff * 100, [p.label for p in pairs], tasks, png,
                   f"{t.language} − {reference} accuracy (points), {t.classifier}",
-                  diverging=True, sub=sub, hatch=ns)  # fmt: skip
-    md = _md(["encoder", *tasks], [[p.label, *row] for p, row in zip(pairs, text, strict=True)])
+                  diverging=True, sub=sub, muted=ns, legend=plots.GREY)  # fmt: skip
+    md = md_table(["encoder", *tasks], [[p.label, *r] for p, r in zip(pairs, text, strict=True)])
     sel = relative_selectivity(t, ref, pairs, tasks, stats) + relative_mdl(t, ref, pairs, tasks)
     exact = any("(e)" in c for row in text for c in row)
     chance = chance_note(t, ref, pairs, tasks, stats)
+    marked = sum(1 for row in text for c in row if CHANCE_MARK in c)
     return (f"{md}\nDifferences in points with 95% intervals, each for its own comparison (not "
             f"adjusted for the {m} comparisons: an interval may exclude 0 in a cell marked `ns`); "
             f"{m} comparisons, Holm-corrected at α = 0.05: {n_sig} significant (`ns` and "
-            "hatched cells are not)." + chance + (f" `(e)`: fewer than {MIN_TEST} test items "
+            "grey cells are not)." + chance + (f" `(e)`: fewer than {MIN_TEST} test items "
             "on a side: Newcombe's score interval and Fisher's exact test on the hit counts "
-            "instead of the normal approximation." if exact else "") + "\n" + sel)  # fmt: skip
+            "instead of the normal approximation." if exact else "") + "\n" + sel,
+            (m, n_sig, marked))  # fmt: skip
 
 
 def _small_n(cell: list[Experiment]) -> str:
@@ -343,7 +395,7 @@ def _small_n(cell: list[Experiment]) -> str:
     return f"n={n}" if 0 < n < SMALL_N_TEST else ""
 
 
-def _table1_all(tables, out, sections) -> list[Path]:
+def _table1_all(tables, out, sections, varying: list[str]) -> list[Path]:
     multi = _multi(tables)
     written = []
     done = set()
@@ -356,10 +408,10 @@ def _table1_all(tables, out, sections) -> list[Path]:
         stem = _stem("table1", t, multi)
         body = [[task, f"{100 * m:.1f}", f"{100 * s:.1f}" if n > 1 else "", str(n)]
                 for task, m, s, n in rows]  # fmt: skip
-        md = _write_table(out, stem, ["task", "mean (%)", "std (points)", "n"], body)
-        s = setting_label(t.setting)
-        sections.append(f"## {t.dataset} / {t.classifier}{f' ({s})' if s else ''}: mean and "
-                        f"std across languages and encoders\n\n{md}")  # fmt: skip
+        md = write_table(out, stem, ["task", "mean (%)", "std (points)", "n"], body)
+        s = setting_label({k: t.setting.get(k) for k in varying if k in t.setting})
+        sections.append(f"## {t.dataset} / {t.classifier}: mean and std across languages and "
+                        f"encoders\n\n{f'Setting: {s}.' if s else ''}\n\n{md}")  # fmt: skip
         written += [out / f"{stem}.md", out / f"{stem}.csv"]
     return written
 
@@ -387,7 +439,7 @@ def _datasets_figures(tables, out, ref, sections) -> list[Path]:
                 continue
             tasks = order_tasks(set(a.tasks) | set(b.tasks))
             ma, mb = _matrix(a, encs, tasks), _matrix(b, encs, tasks)
-            png = out / _slug(f"datasets_{ref}_{a.classifier}_{a.dataset}_vs_{b.dataset}.png")
+            png = out / slug(f"datasets_{ref}_{a.classifier}_{a.dataset}_vs_{b.dataset}.png")
             plots.compare(ma * 100, mb * 100, encs, tasks, (a.dataset, b.dataset), png)
             sections.append(f"![{a.dataset} vs {b.dataset} ({ref}, {a.classifier})]({png.name})\n")
             written.append(png)
@@ -410,7 +462,7 @@ def _xnli(tables, xnli, out, sections) -> list[Path]:
         stem = _stem("xnli_spearman", t, multi)
         body = [[lang] + ["" if np.isnan(v) else f"{v:.2f}" for v in row]
                 for lang, row in zip(langs, rho, strict=True)]  # fmt: skip
-        md = _write_table(out, stem, ["language", *tasks], body)
+        md = write_table(out, stem, ["language", *tasks], body)
         plots.heatmap(rho, langs, tasks, out / f"{stem}.png",
                       f"Spearman ρ: probing vs XNLI accuracy ({t.classifier})", diverging=True,
                       vlim=1.0, fmt="{:.2f}")  # fmt: skip

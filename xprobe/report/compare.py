@@ -131,7 +131,7 @@ def relative_cells(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
             sig = next(adj) < ALPHA and not chance
             crow.append((d, sig))
             trow.append(f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
-                        + ("(e)" if exact else "") + ("" if sig else " ns")
+                        + (" (e)" if exact else "") + ("" if sig else " ns")
                         + (f" {CHANCE_MARK}" if chance else ""))  # fmt: skip
         cells.append(crow)
         text.append(trow)

@@ -31,10 +31,17 @@ from typing import Any
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write, write_json
 from xprobe.protocol import SPLITS_PROTOCOL, half_width
-from xprobe.report.md import escape
+from xprobe.report.md import escape, md_table
 from xprobe.report.tables import order_tasks
 
-__all__ = ["MISSING_TRAIN", "coverage", "coverage_markdown", "would_fill", "write_coverage"]
+__all__ = [
+    "MISSING_TRAIN",
+    "coverage",
+    "coverage_markdown",
+    "coverage_section",
+    "would_fill",
+    "write_coverage",
+]
 
 MISSING_TRAIN = "the release's train file for this treebank is not in the folder"
 SPLITS = ("tr", "va", "te")
@@ -222,3 +229,29 @@ def write_coverage(
     write_json(Path(out) / "coverage.json", cov)
     with atomic_write(Path(out) / "coverage.md") as f:
         f.write(coverage_markdown(cov))
+
+
+def coverage_section(path: str | Path, na: Any) -> str:
+    """report.md's section for a ``coverage.json``: its summary, a link to ``coverage.md`` and the
+    grid, an n/a cell with the report's footnote mark of its reason (``na``:
+    :class:`~xprobe.report.na.NotApplicables`) instead of its kind."""
+    try:
+        cov = json.loads(Path(path).read_text("utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise XProbeError(f"{path}: unreadable coverage ({e})") from None
+    names = cov["tasks"]
+    marks = {(lang, task): na.mark(ds, lang, task) for ds, lang, task in na.cells}
+    rows = []
+    for code, lang in cov["languages"].items():
+        cells = []
+        for t in names:
+            c = lang["tasks"].get(t)
+            na_cell = c is not None and c["n"] is None
+            cells.append(marks.get((code, t), "n/a") if na_cell else _text(c))
+        rows.append([_md(code), _md(lang["profile"]), *cells])
+    summary = _summary_lines(cov)[1].strip()
+    link = f"[{Path(path).with_suffix('.md').name}]({Path(path).with_suffix('.md').name})"
+    return (
+        f"## Coverage: languages x tasks\n\n{summary} Every n/a with what would fill it: "
+        f"{link}.\n\n" + md_table(["language", "profile", *map(_md, names)], rows)
+    )

@@ -6,9 +6,10 @@ inline: the page needs no network and no other file. Clicking a table heading so
 that column (by the leading number of a cell, ``85.0 [80.1, 89.0]``, else as text, numbers
 first; again: the other way); rows named ``n_test...`` stay at the bottom.
 
-The page leads with the answer: the relative figures' sections come first, before "How to read
-this report" (which opens the Markdown). Tables sit in boxes that scroll sideways on their own,
-so the page fits a 1400 px window however many tasks a table has.
+The page is the Markdown in its order, which leads with the answer (the sentences under the
+title, styled as such, then the figure). A cell's value, interval and marks wrap as units, and a
+table too wide even so scrolls in its own box: the page fits a 1400 px window however many tasks
+a table has. A link to a file of the report folder (``[coverage.md](coverage.md)``) is a link.
 
 Handled Markdown (what the report writes): ``#`` headings, paragraphs, ``*``/``-`` lists with
 indented continuation lines, pipe tables, fenced code, ``![alt](file.png)`` images, inline
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import html
-import itertools
 import re
 import threading
 from collections.abc import Iterable
@@ -32,7 +32,7 @@ from pathlib import Path
 from xprobe.files import atomic_write
 from xprobe.report.md import split_cells
 
-__all__ = ["answer_first", "markdown_to_html", "write_html"]
+__all__ = ["markdown_to_html", "write_html"]
 
 STYLE = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1360px;margin:2em auto;
@@ -42,12 +42,15 @@ code{background:#f3f3f3;padding:0 .25em;border-radius:3px}
 .wide{overflow-x:auto;max-width:100%;margin:.8em 0}
 table{border-collapse:collapse;font-size:12px}
 th,td{border:1px solid #ccc;padding:.25em .3em;text-align:right;white-space:nowrap}
-th:first-child,td:first-child{text-align:left}
+td{white-space:normal}td .u{white-space:nowrap}
+th:first-child,td:first-child{text-align:left;max-width:18em}
 th{background:#f0f3f7;cursor:pointer;user-select:none}th:hover{background:#e2e8f0}
 th.asc::after{content:" \\25B2"}th.desc::after{content:" \\25BC"}
 tr.pinned td{background:#fafafa;font-style:italic}
 .ns{color:#8a8a8a}
-figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figure{margin:1em 0}figure img{max-width:100%;max-height:72vh;width:auto;height:auto;
+border:1px solid #eee}
+.answer{font-size:1.15em;font-weight:600;margin:.4em 0}
 .missing{color:#b00}
 """
 
@@ -131,11 +134,13 @@ def _markup(text: str, base: Path) -> str:
 
 def _plain(text: str) -> str:
     s = html.escape(text, quote=False)
+    s = _LINK.sub(r'<a href="\2">\1</a>', s)  # a file beside the report (coverage.md)
     s = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", s)
     return re.sub(r"(?<![\w-])ns(?![\w-])", '<span class="ns">ns</span>', s)
 
 
 _FIGURE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.(png|svg)")
+_LINK = re.compile(r"(?<!!)\[([^\]]*)\]\(([A-Za-z0-9][A-Za-z0-9._-]*\.(?:md|json|csv))\)")
 
 
 def _img(alt: str, src: str, base: Path) -> str:
@@ -160,6 +165,18 @@ def _cells(line: str) -> list[str]:
     return split_cells(line)
 
 
+_UNITS = re.compile(r"(\S+)( \[[^\]]*\](?: \([a-z]\))?)?( .*)?")
+
+
+def _cell(text: str, base: Path) -> str:
+    """A table cell: its value, interval and marks each kept on one line, the cell wrapping
+    between them (``85.0 [80.1, 89.0] ns``)."""
+    m = _UNITS.fullmatch(text)
+    if m is None or m[2] is None:
+        return _inline(text, base)
+    return " ".join(f'<span class="u">{_inline(p.strip(), base)}</span>' for p in m.groups() if p)
+
+
 def _table(lines: list[str], base: Path) -> str:
     head = _cells(lines[0])
     body = [_cells(x) for x in lines[1:] if not re.fullmatch(r"\|?[\s:|-]+\|?", x.strip())]
@@ -169,7 +186,7 @@ def _table(lines: list[str], base: Path) -> str:
     for row in body:
         pinned = row and row[0].lower().startswith("n_test")
         out.append('<tr class="pinned">' if pinned else "<tr>")
-        out += [f"<td>{_inline(c, base)}</td>" for c in row]
+        out += [f"<td>{_cell(c, base)}</td>" for c in row]
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)
@@ -184,6 +201,8 @@ def _block(kind: str, lines: list[str], base: Path) -> str:
     if kind == "code":
         return f"<pre><code>{html.escape(chr(10).join(lines))}</code></pre>"
     text = " ".join(x.strip() for x in lines)
+    if kind == "answer":
+        return f'<p class="answer">{_inline(text, base)}</p>'
     if _IMAGE.fullmatch(text):
         m = _IMAGE.fullmatch(text)
         assert m is not None
@@ -201,25 +220,9 @@ def _kind(line: str) -> str:
     return "para"
 
 
-def answer_first(md: str) -> str:
-    """``md`` with its ``## ... relative to ...`` sections (the relative figures: the report's
-    answer) moved before every other ``##`` section ("How to read this report" first in the
-    Markdown), in their own order; nothing else changes."""
-    lines = md.splitlines()
-    heads = [i for i, x in enumerate(lines) if x.startswith("## ")] + [len(lines)]
-    if len(heads) < 2:
-        return md
-    sections = [lines[a:b] for a, b in itertools.pairwise(heads)]
-    answer = [s for s in sections if " relative to " in s[0]]
-    rest = [s for s in sections if " relative to " not in s[0]]
-    ordered = lines[: heads[0]] + [x for s in answer + rest for x in s]
-    return "\n".join(ordered) + ("\n" if md.endswith("\n") else "")
-
-
 def markdown_to_html(md: str, base: Path, title: str = "Probing report") -> str:
-    """The whole page for Markdown ``md``; images are read relative to ``base``. The page opens
-    with the answer (:func:`answer_first`)."""
-    md = answer_first(md)
+    """The whole page for Markdown ``md``, in its order (the report's answer comes first);
+    images are read relative to ``base``; the paragraph under the title is the answer."""
     body: list[str] = []
     kind, buf = "", []  # the block being gathered
 
@@ -230,7 +233,7 @@ def markdown_to_html(md: str, base: Path, title: str = "Probing report") -> str:
         kind, buf = "", []
 
     lines = md.splitlines()
-    i = 0
+    i, zone = 0, False
     while i < len(lines):
         line = lines[i]
         i += 1
@@ -248,10 +251,12 @@ def markdown_to_html(md: str, base: Path, title: str = "Probing report") -> str:
             flush()
             level = len(m[1])
             body.append(f"<h{level}>{_inline(m[2].strip(), base)}</h{level}>")
+            zone = level == 1  # the paragraphs under the title: the answer
         elif kind == "list" and line.startswith((" ", "\t")) and _kind(line) != "list":
             buf[-1] += " " + line.strip()
         else:
             k = _kind(line)
+            k = "answer" if zone and k == "para" else k
             if k != kind or k == "list":
                 if k != kind:
                     flush()

@@ -9,7 +9,7 @@ writes:
   and an ``n_test`` row;
 * ``layers_relative_<...>_<lang>.{png,md,csv}``: a layer x task heatmap of the language minus
   the reference language (points), for every other language; cells not significant after Holm
-  are hatched and marked ``ns`` in the table (differences with 95% intervals), the task labels
+  are grey and marked ``ns`` in the table (differences with 95% intervals), the task labels
   and the table's last row give n_test (language/reference);
 * ``layers_best_<...>.{md,csv}``: the best layer per task and language (ties: the lowest layer),
   with its accuracy, 95% interval (:class:`~xprobe.report.stats.Stats`: exact below
@@ -30,8 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from xprobe.files import atomic_write
-from xprobe.report.md import unescape
+from xprobe.report.md import write_table
 
 __all__ = ["best_layers", "layer_cells", "write_layer_report"]
 
@@ -77,14 +76,7 @@ def _slug(text: str) -> str:
 
 
 def _table(out: Path, stem: str, header: list[str], rows: list[list[str]]) -> str:
-    md = "| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n"
-    md += "".join("| " + " | ".join(r) + " |\n" for r in rows)
-    with atomic_write(out / f"{stem}.md") as f:
-        f.write(md)
-    with atomic_write(out / f"{stem}.csv") as f:
-        f.write(",".join(map(unescape, header)) + "\n")
-        f.write("".join(",".join(map(unescape, r)) + "\n" for r in rows))
-    return md
+    return write_table(out, stem, header, rows)
 
 
 def write_layer_report(
@@ -179,7 +171,7 @@ def _group(
 
 
 def _relative(exps, group, lang, ref, tasks, layers, out, sections, bases=None) -> list[Path]:
-    """The layer x task heatmap of ``lang`` minus ``ref``: hatched where not significant, n on
+    """The layer x task heatmap of ``lang`` minus ``ref``: grey where not significant, n on
     the task labels; its Markdown table of differences with intervals, ``ns`` and ``°`` marks."""
     from xprobe.report import plots
     from xprobe.report.compare import chance_sentence
@@ -191,7 +183,7 @@ def _relative(exps, group, lang, ref, tasks, layers, out, sections, bases=None) 
     cols = [f"{t}\nn={n}" if n else t for t, n in zip(tasks, d.n_test, strict=True)]
     title = f"{lang} − {ref} by layer (points), {group[2]}"
     plots.heatmap(d.values, [f"L{x}" for x in layers], cols, out / f"{stem}.png", title,
-                  diverging=True, hatch=d.ns)  # fmt: skip
+                  diverging=True, muted=d.ns, legend=plots.GREY)  # fmt: skip
     rows = [[f"L{x}", *d.text[i]] for i, x in enumerate(layers)]
     rows.append([f"n_test ({lang}/{ref})", *d.n_test])
     md = _table(out, stem, ["layer", *tasks], rows)
@@ -200,7 +192,7 @@ def _relative(exps, group, lang, ref, tasks, layers, out, sections, bases=None) 
     sections.append(
         f"![{lang} - {ref} by layer]({stem}.png)\n\n{md}\nDifferences in points with 95% "
         f"intervals; {d.comparisons} comparisons, Holm-corrected at α = 0.05: {d.significant} "
-        "significant (`ns` and hatched cells are not)."
+        "significant (`ns` and grey cells are not)."
         + chance_sentence(d.marked, d.unchecked, missing)
         + "\n"
     )

@@ -18,11 +18,25 @@ Example::
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-__all__ = ["PUNCTUATION", "escape", "escape_records", "split_cells", "unescape"]
+from xprobe.files import atomic_write
+
+__all__ = [
+    "PUNCTUATION",
+    "escape",
+    "escape_records",
+    "md_table",
+    "slug",
+    "split_cells",
+    "unescape",
+    "write_table",
+]
 
 # Markdown's backslash escapes (CommonMark: any ASCII punctuation may be escaped)
 PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -89,3 +103,28 @@ def escape_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         {k: escape(v) if isinstance(v, str) and k not in _NOT_NAMES else v for k, v in r.items()}
         for r in records
     ]
+
+
+def md_table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown pipe table of cells that are already Markdown text."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows]) + "\n"
+
+
+def write_table(out: Path, stem: str, header: list[str], rows: list[list[str]]) -> str:
+    """Write ``out/stem.md`` and ``out/stem.csv`` (the same cells, unescaped, CSV-quoted) of one
+    table; return the Markdown."""
+    md = md_table(header, rows)
+    with atomic_write(out / f"{stem}.md") as f:
+        f.write(md)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerows([unescape(c) for c in row] for row in [header, *rows])
+    with atomic_write(out / f"{stem}.csv") as f:
+        f.write(buf.getvalue())
+    return md
+
+
+def slug(text: str) -> str:
+    """A file-name part: letters, digits, ``-`` and ``.`` kept, anything else ``_``."""
+    return "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in text)

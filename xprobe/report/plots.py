@@ -14,7 +14,10 @@ import numpy as np
 
 from xprobe.files import atomic_write
 
-__all__ = ["compare", "heatmap", "label"]
+__all__ = ["GREY", "compare", "heatmap", "label"]
+
+GREY = ("Grey: not significant after Holm's correction, or a side at chance (°): not a finding.\n"
+        "n/a: the task does not apply (reasons: Tasks that do not apply).")  # fmt: skip
 
 
 def _plt():
@@ -33,25 +36,43 @@ def label(text: str) -> str:
     return unescape(str(text)).replace("$", r"\$")
 
 
-def _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt, sub=None):
-    im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+def _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt, sub=None, empty=None, muted=None):
+    """Colour the finite cells of ``m`` and write their values; a cell where ``muted`` is True
+    is grey with grey text (not a finding), a non-finite one white with its ``empty`` label
+    (``n/a``): no cell is left blank."""
+    mute = np.zeros(m.shape, dtype=bool) if muted is None else np.asarray(muted, dtype=bool)
+    ax.set_facecolor("white")
+    im = ax.imshow(np.ma.masked_where(~np.isfinite(m) | mute, m), cmap=cmap, vmin=vmin,
+                   vmax=vmax, aspect="auto")  # fmt: skip
     ax.set_xticks(range(len(cols)), labels=[label(c) for c in cols], rotation=45, ha="right")
     ax.set_yticks(range(len(rows)), labels=[label(r) for r in rows])
     span = (vmax - vmin) or 1.0
     for i in range(m.shape[0]):
         for j in range(m.shape[1]):
-            if np.isfinite(m[i, j]):
-                rel = (m[i, j] - vmin) / span
-                dark = abs(rel - 0.5) > 0.3 if cmap == "RdBu" else rel < 0.45
-                extra = sub[i][j] if sub is not None and sub[i][j] else ""
-                text = fmt.format(m[i, j]) + (f"\n{extra}" if extra else "")
-                ax.text(j, i, text, ha="center", va="center", fontsize=8 if not extra else 7,
-                        color="white" if dark else "black")  # fmt: skip
+            if not np.isfinite(m[i, j]):
+                text = empty[i][j] if empty is not None and empty[i][j] else "–"
+                ax.text(j, i, text, ha="center", va="center", fontsize=8, color="0.45")
+                continue
+            rel = (m[i, j] - vmin) / span
+            dark = not mute[i, j] and (abs(rel - 0.5) > 0.3 if cmap == "RdBu" else rel < 0.45)
+            extra = sub[i][j] if sub is not None and sub[i][j] else ""
+            text = fmt.format(m[i, j]) + (f"\n{extra}" if extra else "")
+            if mute[i, j]:
+                ax.add_patch(_rect(j, i, "0.9"))
+            ax.text(j, i, text, ha="center", va="center", fontsize=8 if not extra else 7,
+                    color="0.4" if mute[i, j] else ("white" if dark else "black"))  # fmt: skip
     return im
 
 
+def _rect(j: int, i: int, colour: str):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=colour, edgecolor="white", linewidth=1)
+
+
 def _size(rows: Sequence[str], cols: Sequence[str], panels: int = 1) -> tuple[float, float]:
-    return (1.6 + 0.75 * len(cols)) * panels + 1.5, 1.4 + 0.45 * len(rows)
+    per_row = 0.45 if len(rows) < 12 else 0.3  # many languages: the figure fits one screen
+    return (1.6 + 0.75 * len(cols)) * panels + 1.5, 1.4 + per_row * len(rows)
 
 
 def _save(fig, path: Path) -> None:
@@ -69,14 +90,19 @@ def heatmap(
     vlim: float | None = None,
     fmt: str = "{:+.1f}",
     sub: Sequence[Sequence[str]] | None = None,
-    hatch: np.ndarray | None = None,
+    muted: np.ndarray | None = None,
+    empty: Sequence[Sequence[str]] | None = None,
+    legend: str = "",
 ) -> Path:
     """An annotated heatmap; ``diverging`` centres a red-blue colormap at 0 (symmetric limits);
     ``sub`` adds a second line of text per cell (e.g. ``n=200`` on cells with few test items);
-    cells where ``hatch`` is True are hatched (differences that are not significant)."""
+    cells where ``muted`` is True are grey (differences that are not significant: no colour to
+    read as a finding); ``empty`` labels the cells without a value (``n/a``); ``legend`` is
+    written under the figure."""
     plt = _plt()
     m = np.asarray(m, dtype=float)
-    finite = m[np.isfinite(m)]
+    keep = np.isfinite(m) & (True if muted is None else ~np.asarray(muted, dtype=bool))
+    finite = m[keep] if keep.any() else m[np.isfinite(m)]
     if diverging:
         lim = vlim or (float(np.abs(finite).max()) if finite.size else 1.0) or 1.0
         vmin, vmax, cmap = -lim, lim, "RdBu"
@@ -85,15 +111,11 @@ def heatmap(
         vmax = float(finite.max()) if finite.size else 1.0
         cmap = "viridis"
     fig, ax = plt.subplots(figsize=_size(rows, cols))
-    im = _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt, sub)
-    if hatch is not None:
-        from matplotlib.patches import Rectangle
-
-        for i, j in zip(*np.nonzero(np.asarray(hatch, dtype=bool)), strict=True):
-            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///",
-                                   edgecolor="0.35", linewidth=0))  # fmt: skip
+    im = _draw(ax, m, rows, cols, cmap, vmin, vmax, fmt, sub, empty, muted)
     fig.colorbar(im, ax=ax, shrink=0.8)
     ax.set_title(label(title))
+    if legend:  # under the tick labels
+        ax.set_xlabel(label(legend), fontsize=8, color="0.3", loc="left")
     _save(fig, path)
     plt.close(fig)
     return path

@@ -78,7 +78,8 @@ def pair_rows(table: Table, ref: Table) -> tuple[list[Pair], list[str]]:
         teacher = _mapped_from(table, nb + i)
         if teacher is not None and teacher in by_id:
             j = by_id[teacher]
-            pairs.append(Pair(f"{label} vs {ref.rows[j][0]}", nb + i, j, "teacher"))
+            mapped = f"{table.language}, mapped from {ref.language} {ref.rows[j][0]}"
+            pairs.append(Pair(f"{label} ({mapped})", nb + i, j, "teacher"))
         elif teacher is None and len(by_name.get(name, [])) == 1:
             pairs.append(Pair(label, nb + i, by_name[name][0], "name"))
         else:

@@ -226,7 +226,7 @@ class Stats:
 
     def interval_text(self, e: Experiment) -> str:
         lo, hi, how = self.interval(e)
-        return f" [{100 * lo:.1f}, {100 * hi:.1f}]" + {"binomial": "(b)", "exact": "(e)"}.get(
+        return f" [{100 * lo:.1f}, {100 * hi:.1f}]" + {"binomial": " (b)", "exact": " (e)"}.get(
             how, ""
         )
 

@@ -206,13 +206,15 @@ def baseline_block(exps: list[Experiment], dataset: str, lang: str) -> Table | N
     def _plain(e: Experiment) -> dict[str, Any]:
         return {k: v for k, v in e.setting.items() if k != "grid"}
 
-    settings = {_setting_key(_plain(e)) for e in chosen}
+    plain = [_plain(e) for e in chosen]
+    varying = [k for k in sorted({k for p in plain for k in p})
+               if len({_setting_key({k: p[k]}) for p in plain if k in p}) > 1]  # fmt: skip
 
     def label(e: Experiment) -> str:
         name = e.get("classifier") if e.get("encoder") == "baseline" else (
             f"{e.get('encoder')} ({e.get('classifier')})")  # fmt: skip
-        s = setting_label(_plain(e))
-        return f"{name} [{s}]" if len(settings) > 1 and s else name
+        s = setting_label({k: v for k, v in _plain(e).items() if k in varying})
+        return f"{name} [{s}]" if s else name
 
     tasks = order_tasks({e.get("task") for e in chosen})
     names = list(dict.fromkeys(label(e) for e in chosen))

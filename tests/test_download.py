@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import http.server
 import json
+import os
+import random
 import socket
 import threading
 from collections.abc import Iterator
@@ -621,3 +623,173 @@ def test_ud_release_member_climbing_out_is_refused(tmp_path: Path) -> None:
     with pytest.raises(XProbeError, match="points outside the archive; refused"):
         unpack(tmp_path / "ud-treebanks-v2.14.tgz", tmp_path / "into", keep_paths=True)
     assert not (tmp_path / "evil.conllu").exists() and not list(tmp_path.glob("into/**/*.conllu"))
+
+
+def _big_ud_release(path: Path, n: int = 3) -> bytes:
+    """A release of ``n`` treebanks of a few hundred KB each, varied enough that the gzip stream
+    holds many deflate blocks (a one-byte flip in a small archive fails inflate at once; in a big
+    one tarfile used to stop at the first invalid header and never read the gzip CRC)."""
+    rng = random.Random(43)
+    words = [f"w{k}" for k in range(3000)]
+    files = {}
+    for t in range(n):
+        lines = []
+        for s in range(1500):
+            toks = rng.choices(words, k=rng.randint(3, 12))
+            lines.append(f"# sent_id = {t}-{s}")
+            for i, w in enumerate(toks, 1):
+                head, rel = (0, "root") if i == 1 else (1, "dep")
+                lines.append(f"{i}\t{w}\t{w}\tX\t_\t_\t{head}\t{rel}\t_\t_")
+            lines.append("")
+        files[f"ud-treebanks-v2.14/UD_X{t}-Y/x{t}_y-ud-test.conllu"] = "\n".join(lines).encode()
+    _tgz(path, files)
+    return path.read_bytes()
+
+
+def test_a_flipped_byte_anywhere_or_a_cut_in_a_ud_archive_is_refused(tmp_path: Path) -> None:
+    """Issue 43: a ``.tgz`` of the right size with one byte XOR 0xff at half its length was
+    "verified: size, tar read through" and half unpacked. Every flip at 40 places across the
+    archive (deflate blocks, the gzip trailer's CRC and length) and every cut is refused by the
+    content check."""
+    from xprobe.download.verify import ContentError, verify_content
+
+    data = _big_ud_release(tmp_path / "good.tgz")
+    assert verify_content(tmp_path / "good.tgz", "ud-treebanks-v2.14.tgz")
+    bad = tmp_path / "bad.tgz"
+    # gzip's header (mtime, the file's name) is covered by no checksum and holds no content: a
+    # flip there leaves the content whole; every byte after it is checked
+    header = data.index(b"\0", 10) + 1
+    places = sorted({*range(header, len(data), len(data) // 37), len(data) // 2, len(data) - 8,
+                     len(data) - 3})  # fmt: skip
+    for at in places:
+        flipped = bytearray(data)
+        flipped[at] ^= 0xFF
+        bad.write_bytes(bytes(flipped))
+        with pytest.raises(ContentError, match="corrupt or truncated"):
+            verify_content(bad, "ud-treebanks-v2.14.tgz")
+    for cut in (len(data) // 3, len(data) - 8, len(data) - 1):
+        bad.write_bytes(data[:cut])
+        with pytest.raises(ContentError, match="corrupt or truncated"):
+            verify_content(bad, "ud-treebanks-v2.14.tgz")
+
+
+def test_a_corrupt_ud_archive_is_not_cached_and_the_right_one_replaces_it(
+    server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's reproduction end to end: served on 127.0.0.1 with one byte flipped at half its
+    length, `download ud --release X --url URL` is one line, exit 2, nothing cached or unpacked;
+    the right archive served afterwards is downloaded and unpacked whole."""
+    data = _big_ud_release(tmp_path / "good.tgz")
+    flipped = bytearray(data)
+    flipped[len(data) // 2] ^= 0xFF
+    served = server.root / "ud.tgz"
+    served.write_bytes(bytes(flipped))
+    cache = tmp_path / "c"
+    argv = ["download", "ud", "--release", "2.99", "--url", f"{base(server)}/ud.tgz",
+            "--cache-dir", str(cache), "--no-progress"]  # fmt: skip
+    assert cli_main(argv) == 2
+    err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("ERROR")]
+    assert len(err) == 1 and "corrupt or truncated" in err[0], err
+    assert not (cache / "ud" / "ud-treebanks-v2.99.tgz").exists()
+    assert not (cache / "ud" / "ud-treebanks-v2.99").exists()
+    served.write_bytes(data)
+    assert cli_main(argv) == 0
+    release = cache / "ud" / "ud-treebanks-v2.99"
+    assert sorted(p.name for p in release.glob("UD_*/*.conllu")) == [
+        "x0_y-ud-test.conllu", "x1_y-ud-test.conllu", "x2_y-ud-test.conllu"]  # fmt: skip
+
+
+def _dead_pid() -> int:
+    """The id of a process that has exited."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_a_bomb_and_a_full_disk_are_refused_before_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 43: a 1 MB archive unpacked to 1 GiB. The members' declared sizes are checked
+    against the archive's size (at most 100x) and the free space before a byte is written."""
+    import shutil as sh
+
+    from xprobe.download import unpack
+
+    bomb = tmp_path / "bomb.tgz"
+    _tgz(bomb, {"zeros.bin": bytes(20 << 20)})  # 20 MB of zeros: about 20 KB compressed
+    assert bomb.stat().st_size * 100 < 20 << 20
+    with pytest.raises(XProbeError, match=r"bomb\.tgz: its members hold 21\.0 MB, \d+ times"):
+        unpack(bomb, tmp_path / "into")
+    assert not list((tmp_path / "into").rglob("*bin*"))
+    fine = tmp_path / "fine.tgz"
+    _big_ud_release(fine, n=1)
+    real = sh.disk_usage
+
+    def little(path: object) -> object:  # a file system with 1 KB free
+        return real(path)._replace(free=1000)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sh, "disk_usage", little)
+    with pytest.raises(XProbeError, match=r"fine\.tgz: unpacking needs .* MB, .* has 0\.0 MB free"):
+        unpack(fine, tmp_path / "into2")
+    assert not list((tmp_path / "into2").rglob("*.conllu"))
+
+
+def test_a_killed_unpacks_leftovers_are_removed_by_the_next(tmp_path: Path) -> None:
+    """kill -9 during an unpack left a 226 MB ``.tmp`` in the release folder that reruns never
+    removed: the next unpack removes temporary files of dead processes (a running one's stay)."""
+    from xprobe.download import unpack
+
+    archive = tmp_path / "ud-treebanks-v2.14.tgz"
+    _ud_release(archive)
+    into = tmp_path / "rel"
+    dead = into / "UD_Xxx-YYY" / f".xx_yyy-ud-test.conllu.{_dead_pid()}.k2j3h4g5.tmp"
+    alive = into / f".README.md.{os.getppid()}.abcd1234.tmp"
+    for p in (dead, alive):
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(b"half a member")
+    unpack(archive, into, keep_paths=True)
+    assert not dead.exists() and alive.exists()
+    assert (into / "UD_Xxx-YYY" / "xx_yyy-ud-test.conllu").read_text() == UD_TEST
+
+
+def test_an_unpack_of_another_archive_of_the_same_name_is_redone(tmp_path: Path) -> None:
+    """The completion marker records the archive's SHA-256: after a corrupt copy's partial
+    unpack (or one by an older xprobe, whose marker holds no checksum), the right archive of the
+    same name is unpacked whole, not taken for done."""
+    from xprobe.download import unpack
+
+    archive = tmp_path / "ud-treebanks-v2.14.tgz"
+    into = tmp_path / "rel"
+    _tgz(archive, {"top/UD_A-B/a_b-ud-test.conllu": UD_TEST.encode(), "top/UD_A-B/x": b"1"})
+    assert len(unpack(archive, into, keep_paths=True)) == 2
+    _ud_release(archive)  # the right one, same name
+    got = unpack(archive, into, keep_paths=True)
+    assert (into / "UD_Qtd-ZZZ" / "qtd_zzz-ud-dev.conllu") in got
+    marker = into / ".unpacked-ud-treebanks-v2.14.tgz"
+    marker.write_text("UD_Xxx-YYY/README.md\n")  # an older xprobe's marker: names only
+    (into / "UD_Qtd-ZZZ" / "README.md").unlink()
+    unpack(archive, into, keep_paths=True)
+    assert (into / "UD_Qtd-ZZZ" / "README.md").read_text() == "# Qtd ZZZ\n"
+
+
+def test_a_cached_archive_recorded_by_the_older_tar_check_is_checked_again(
+    server: Server, tmp_path: Path
+) -> None:
+    """A damaged archive that an older xprobe recorded as "tar read through" is read to its end
+    when found in the cache: one line, delete and download again; nothing unpacked."""
+    (item,) = plan("ud", [], cache=tmp_path / "c", release="2.14", base_url=base(server))
+    item.dest.parent.mkdir(parents=True)
+    data = bytearray(_big_ud_release(item.dest))
+    data[len(data) // 2] ^= 0xFF
+    item.dest.write_bytes(bytes(data))
+    sha = hashlib.sha256(bytes(data)).hexdigest()
+    old = {"url": item.url, "bytes": len(data), "sha256": sha,
+           "verified": ["size", "tar read through"]}  # fmt: skip
+    item.dest.with_name(item.dest.name + ".fetched.json").write_text(json.dumps(old))
+    with pytest.raises(XProbeError, match=r"corrupt or truncated .*delete .* download again"):
+        fetch(item, progress=False)
+    assert not item.unpack_to.exists()  # type: ignore[union-attr]
+    assert server.requests == []

@@ -18,6 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "xprobe",
         "xprobe.errors",
         "xprobe.files",
+        "xprobe.leftovers",
         "xprobe.protocol",
         "xprobe.resources",
         "xprobe.ud",

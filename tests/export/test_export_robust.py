@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import errno
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -105,3 +106,28 @@ def test_export_on_a_full_disk_is_one_line_and_leaves_nothing(
     [line] = [ln for ln in err.splitlines() if ln.startswith("ERROR")]
     assert f"{out}: disk full" in line, line
     assert list(tmp_path.iterdir()) == []  # no export, no temporary folder
+
+
+def test_a_killed_exports_temporary_folders_are_removed_by_the_next(
+    results: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A killed ``export`` left ``.NAME.PID.xxxxxxxx`` folders beside ``--out`` (and their
+    ``.old`` twins, when it replaced an export): the next export to the same ``--out`` removes
+    those of dead processes; a running one's, another export's and a name that only looks alike
+    stay."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    out = tmp_path / "x"
+    dead = [tmp_path / f".x.{p.pid}.k2j3h4g5", tmp_path / f".x.{p.pid}.k2j3h4g5.old"]
+    stay = [tmp_path / f".x.{os.getppid()}.abcd1234", tmp_path / f".y.{p.pid}.k2j3h4g5",
+            tmp_path / f".x.5.{p.pid}.k2j3h4g5"]  # fmt: skip
+    for d in dead + stay:
+        d.mkdir()
+        (d / "records.csv").write_text("half\n")
+    assert main(["export", "results", str(results), "--out", str(out)]) == 0
+    assert not any(d.exists() for d in dead)
+    assert all((d / "records.csv").exists() for d in stay)

@@ -20,7 +20,13 @@ from urllib.parse import urlsplit
 from xprobe.download.plan import Item
 from xprobe.download.transfer import download, open_url
 from xprobe.download.unpack import unpack
-from xprobe.download.verify import check_record, digests, verify_content, write_record
+from xprobe.download.verify import (
+    check_record,
+    checked_as_now,
+    digests,
+    verify_content,
+    write_record,
+)
 from xprobe.errors import XProbeError
 
 __all__ = ["fetch", "published_checksum"]
@@ -49,13 +55,15 @@ def fetch(item: Item, progress: bool = True) -> Path:
     An archive item (``unpack_to``) is also unpacked; the returned path is then that folder.
     """
     if item.dest.exists():
-        if check_record(item.dest) is None:
+        record = check_record(item.dest)
+        if record is None or not checked_as_now(record, item.dest.name):
             _verify_unrecorded(item)
         log.info("cached: %s", item.dest)
     else:
         _fetch(item, progress)
     if item.unpack_to is not None:
-        unpack(item.dest, item.unpack_to, keep_paths=item.keep_paths)
+        sha256 = (check_record(item.dest) or {}).get("sha256")
+        unpack(item.dest, item.unpack_to, keep_paths=item.keep_paths, sha256=sha256)
         return item.unpack_to
     return item.dest
 
@@ -85,8 +93,9 @@ def _fetch(item: Item, progress: bool) -> None:
 
 
 def _verify_unrecorded(item: Item) -> None:
-    """A cached file without a record (fetched by an older xprobe, which could let a truncated
-    file in): check its content once, and record it."""
+    """A cached file without a record, or whose record names an older, weaker check (fetched by
+    an older xprobe, which could let a truncated or damaged file in): check its content once,
+    and record it."""
     log.info("verifying %s (cached without a record)", item.dest)
     try:
         verified = verify_content(item.dest, item.dest.name)

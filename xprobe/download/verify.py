@@ -2,9 +2,11 @@
 
 Checks by kind (from the file name), each a pass over the file at most:
 
-* ``.zip``: every member's CRC (``testzip``); ``.tgz``/``.tar.gz``/``.tar``: every member read to
-  the end (the gzip CRC and length are checked at the end of the stream); other ``.gz``: the whole
-  stream decompressed (CRC).
+* ``.zip``: every member's CRC (``testzip``); ``.tgz``/``.tar.gz``/``.tar``: every member read,
+  then the archive's end-of-archive blocks and the rest of the stream, which must be zeros, to the
+  end of the compressed stream (whose CRC and length are checked there): Python's ``tarfile``
+  takes an invalid header after the first for the end of the archive, so a damaged archive would
+  otherwise read as a shorter whole one; other ``.gz``: the whole stream decompressed (CRC).
 * ``.udpipe``: the model loads in UDPipe.
 * ``.vec``: a ``N D`` header's N equals the number of lines after it; ``.bin`` (fastText): the
   file starts with fastText's magic number.
@@ -16,21 +18,24 @@ checks passed (:func:`write_record`), so that a file in the cache can be re-veri
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import hashlib
 import json
+import lzma
 import tarfile
 import zipfile
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from xprobe.errors import XProbeError
 from xprobe.files import write_json
 
 __all__ = [
     "check_record",
+    "checked_as_now",
     "digests",
     "one_line",
     "record_path",
@@ -62,7 +67,7 @@ def verify_content(path: Path, name: str) -> list[str]:
         if name.endswith(".zip"):
             return [_zip(path, name)]
         if name.endswith((".tgz", ".tar.gz", ".tar")):
-            return [_tar(path)]
+            return [_tar(path, name)]
         if name.endswith(".gz"):
             return [_gzip(path)]
         if name.endswith(".udpipe"):
@@ -96,14 +101,76 @@ def _zip(path: Path, name: str) -> str:
     return "zip CRC"
 
 
-def _tar(path: Path) -> str:
-    with tarfile.open(path, "r:*") as tar:
-        for member in tar:
-            stream = tar.extractfile(member) if member.isfile() else None
-            if stream is not None:
-                while stream.read(CHUNK):
-                    pass
-    return "tar read through"
+TAR_CHECK = "tar read to its end, zeros after"
+
+
+class _Remembering:
+    """A read-only stream that remembers its last read and where it began (for the block that
+    ``tarfile`` read and rejected as a header)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw, self.last, self.last_at = raw, b"", 0
+
+    def read(self, size: int = -1) -> bytes:
+        self.last_at = self.raw.tell()
+        self.last = self.raw.read(size)
+        return self.last
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        return self.raw.seek(pos, whence)
+
+    def tell(self) -> int:
+        return self.raw.tell()
+
+
+def _decompressed(path: Path) -> IO[bytes]:
+    with open(path, "rb") as f:
+        magic = f.read(6)
+    if magic.startswith(b"\x1f\x8b"):
+        return gzip.open(path, "rb")
+    if magic.startswith(b"BZh"):
+        return bz2.open(path, "rb")
+    if magic.startswith(b"\xfd7zXZ\x00"):
+        return lzma.open(path, "rb")
+    return open(path, "rb")
+
+
+def _tar(path: Path, name: str) -> str:
+    with _decompressed(path) as raw:
+        stream = _Remembering(raw)
+        try:
+            tar = tarfile.open(fileobj=stream, mode="r:")  # type: ignore[call-overload]
+        except tarfile.ReadError as e:  # no valid first header, or the stream fails under it
+            cause = e.__context__ if isinstance(e.__context__, OSError | zlib.error) else None
+            raise ContentError(
+                f"{name}: corrupt or truncated ("
+                + (
+                    one_line(cause)
+                    if cause
+                    else "not a tar archive, plain or gzip/bz2/xz-compressed"
+                )
+                + ")"
+            ) from None
+        with tar:
+            members = 0
+            for member in tar:
+                members += 1
+                data = tar.extractfile(member) if member.isfile() else None
+                if data is not None:
+                    while data.read(CHUNK):
+                        pass
+            end = tar.offset  # where tarfile read the header it did not take as a member
+        # that block must be the end-of-archive marker (zeros), not a damaged header
+        block = stream.last[end - stream.last_at :] if stream.last_at <= end else b""
+        if len(block) < tarfile.BLOCKSIZE or block.strip(b"\0"):
+            raise ContentError(
+                f"{name}: corrupt or truncated (no valid tar header at byte {end} of the "
+                f"archive's content, after {members} member(s))"
+            )
+        while rest := raw.read(CHUNK):  # padding to the end; the gzip CRC is checked at its end
+            if rest.strip(b"\0"):
+                raise ContentError(f"{name}: corrupt or truncated (data after the tar's end)")
+    return TAR_CHECK
 
 
 def _gzip(path: Path) -> str:
@@ -145,6 +212,15 @@ def _fasttext_bin(path: Path, name: str) -> str:
         if f.read(4) != _FASTTEXT_MAGIC:
             raise ContentError(f"{name}: not a fastText .bin model (wrong magic number)")
     return "fastText magic"
+
+
+def checked_as_now(record: dict[str, Any], name: str) -> bool:
+    """Whether a download record's checks include today's for its kind: a tar archive recorded
+    as "tar read through" by an older xprobe was not read to its end (a damaged archive could
+    pass as a shorter whole one) and is checked again."""
+    if name.endswith((".tgz", ".tar.gz", ".tar")):
+        return TAR_CHECK in record.get("verified", [])
+    return True
 
 
 def record_path(dest: Path) -> Path:

@@ -18,6 +18,7 @@ from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.files import write_json
+from xprobe.leftovers import clean_temp_folders
 
 __all__ = ["export_folder", "read_stamp"]
 
@@ -57,6 +58,7 @@ def export_folder(out: Path, stamp: str, info: dict[str, Any], force: bool) -> I
     stamp when the block succeeds, removed when it fails."""
     out = Path(out)
     _check_target(out, stamp, info, force)
+    clean_temp_folders(out.parent, out.name)  # what a killed export to this --out left
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", dir=out.parent))

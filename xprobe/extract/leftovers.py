@@ -20,6 +20,8 @@ import logging
 import os
 from pathlib import Path
 
+from xprobe.leftovers import pid_alive
+
 __all__ = ["clean_leftovers", "find_leftovers", "owner_alive"]
 
 log = logging.getLogger(__name__)
@@ -44,15 +46,7 @@ def _owner(name: str) -> int | None:
 def owner_alive(path: Path) -> bool:
     """Whether the process named in a leftover's name is still running (not this one)."""
     pid = _owner(path.name)
-    if pid is None or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid is not None and pid_alive(pid)
 
 
 def find_leftovers(directory: str | os.PathLike[str]) -> list[Path]:

@@ -146,19 +146,56 @@ def test_gpu_steps_ask_for_the_gpu_resource_when_the_study_says_cuda(tmp_path: P
     assert not [s.name for s in cpu.steps if cl.wants_gpu(s)]
 
 
-def test_the_gpu_annotation_reaches_the_scheduler(tmp_path: Path, dask_cluster) -> None:
+def _scheduler_tasks(dask_scheduler) -> dict:
+    return {str(k): (t.resource_restrictions, t.state) for k, t in dask_scheduler.tasks.items()}
+
+
+def _settled_tasks(client, keys: set[str], timeout: float = 30.0) -> dict:
+    """The scheduler's (resources, state) of its tasks once every one of ``keys`` has reached
+    it and none is still being placed (``released``, ``waiting``, whose inputs are all in
+    memory by now). ``run_on_scheduler`` is a call of its own that can overtake submissions
+    still on their way: read at once, a step submitted last could be missing (KeyError on a
+    loaded machine)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        got = client.run_on_scheduler(_scheduler_tasks)
+        placed = {k for k in keys if k in got and got[k][1] not in ("released", "waiting")}
+        if placed >= {"train-nli-en-bilstm-max", "udpipe-en"} and keys <= set(got):
+            return got
+        if time.monotonic() > deadline:
+            return got  # the assertions then say what never arrived
+        time.sleep(0.05)
+
+
+def _late(client, key: str, seconds: float) -> None:
+    """The submission of ``key`` and those after it reach the scheduler ``seconds`` late, in
+    order, as on a loaded machine (submissions travel on the client's batched stream, on its
+    event loop)."""
+    send, held = client._send_to_scheduler, []
+
+    def later(msg):
+        if held or (msg.get("op") == "update-graph" and key in msg.get("keys", ())):
+            held.append(msg)
+            client.loop.call_later(seconds, client._send_to_scheduler_safe, msg)
+        else:
+            send(msg)
+
+    client._send_to_scheduler = later
+
+
+@pytest.mark.parametrize("late", [0.0, 1.0], ids=["on-time", "a-submit-late"])
+def test_the_gpu_annotation_reaches_the_scheduler(tmp_path: Path, dask_cluster, late) -> None:
     """On a cluster without GPU workers, the CPU steps run and the GPU steps wait for one."""
     plan = cuda_steps(tmp_path)
     with distributed.Client(dask_cluster) as client:
+        if late:
+            _late(client, "train-nli-en-bilstm-max", late)
         futures = cl.submit_steps(client, plan, lambda *a: ("x", 0.0), 1)
         cpu = [f for n, f in futures.items() if n.startswith(("sample", "udpipe", "vectors"))]
         distributed.wait(cpu, timeout=30)
-
-        def tasks(dask_scheduler) -> dict:
-            return {str(k): (t.resource_restrictions, t.state)
-                    for k, t in dask_scheduler.tasks.items()}  # fmt: skip
-
-        on_scheduler = client.run_on_scheduler(tasks)
+        on_scheduler = _settled_tasks(client, set(futures))
         client.cancel(list(futures.values()))
     assert on_scheduler["train-nli-en-bilstm-max"] == ({"GPU": 1}, "no-worker")
     assert on_scheduler["udpipe-en"] == (None, "memory")

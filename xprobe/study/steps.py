@@ -299,7 +299,28 @@ def _specs(ctx: Any, name: str, e: dict, codes: dict[str, str]) -> dict[str, str
     for lang in specs:
         if lang not in ctx.data["languages"]:
             ctx.error(where, f"specs: {lang!r} is not declared in [languages]")
+    _name_agrees(ctx, name, where, specs)
     return {k: _abs_spec(ctx, where, v) for k, v in specs.items() if k in codes}
+
+
+def _name_agrees(ctx: Any, name: str, where: str, specs: dict[str, str]) -> None:
+    """An encoder of a study is named by its entry's key (its results file, records and report
+    say it); a spec's ``[name=NAME]`` that says otherwise would be overridden: refused."""
+    from xprobe.encoders.encoder_spec import EncoderSpec
+
+    for text in dict.fromkeys(specs.values()):
+        try:
+            given = EncoderSpec.parse(text).name
+        except XProbeError:
+            continue  # said by _abs_spec
+        if given is not None and given != name:
+            ctx.error(
+                where,
+                f"spec {text!r} names the encoder {given!r}, but the study names it {name!r}, "
+                f"its entry's key (results/LANG/{name}.jsonl, the records, the report): drop "
+                f"[name=...] from the spec, or name the entry {given!r}",
+            )
+            return
 
 
 def _abs_spec(ctx: Any, where: str, text: str) -> str:

@@ -55,10 +55,38 @@ def test_a_malformed_treebank_is_one_line_naming_it(
     conllu.parent.mkdir(parents=True)
     conllu.write_text(GOOD + "\n" + text + "\n", encoding="utf-8")
     argv = ["run", str(STUDIES_DIR / "ud.toml"), "--out", str(tmp_path / "out"),
-            "--set", f"treebanks.root={tmp_path / 'rel'}", "--jobs", jobs]  # fmt: skip
+            "--set", f"treebanks.root={tmp_path / 'rel'}", "--jobs", jobs,
+            "--set", "report.reference_lang=xx"]  # fmt: skip
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "BrokenProcessPool" not in err, err
     lines = [x for x in err.splitlines() if x.startswith("ERROR")]
     assert len(lines) == 1 and f"{conllu}:{line}: " in lines[0], lines
     assert word in lines[0], lines
+
+
+@pytest.mark.parametrize("exclude", [False, True])
+def test_a_release_without_the_reference_language_is_refused_before_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], exclude: bool
+) -> None:
+    """The ud study's ``reference_lang`` (en) checked against the languages of ``[treebanks]
+    root`` too: `--dry-run` passed a release without English (or with English excluded), and
+    the run failed at the report after every step."""
+    for code in ("xx", "en"):
+        conllu = tmp_path / "rel" / f"UD_{code.title()}-Y" / f"{code}_y-ud-test.conllu"
+        conllu.parent.mkdir(parents=True)
+        conllu.write_text(GOOD + "\n", encoding="utf-8")
+    if not exclude:
+        (tmp_path / "rel" / "UD_En-Y" / "en_y-ud-test.conllu").unlink()
+    argv = ["run", str(STUDIES_DIR / "ud.toml"), "--out", str(tmp_path / "out"), "--dry-run",
+            "--set", f"treebanks.root={tmp_path / 'rel'}"]  # fmt: skip
+    if exclude:
+        argv += ["--set", 'treebanks.exclude=["en"]']
+    assert main(argv) == 2
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("ERROR")]
+    assert len(lines) == 1, lines
+    assert (
+        "[report] reference_lang: 'en' is not a language of the study (its languages: xx)"
+        in (lines[0])
+    )
+    assert main([*argv, "--set", "report.reference_lang=xx"]) == 0  # one the release has: fine

@@ -35,9 +35,10 @@ def release(root: Path, *rels: str) -> Path:
     return root
 
 
-def ud(tmp_path: Path, root: Path, **over: object) -> object:
+def ud(tmp_path: Path, root: Path, reference: str = "en", **over: object) -> object:
     return load_study(STUDIES_DIR / "ud.toml", tmp_path / "out", None,
-                      {"treebanks": {"root": str(root), **over}})  # fmt: skip
+                      {"treebanks": {"root": str(root), **over},
+                       "report": {"reference_lang": reference}})  # fmt: skip
 
 
 def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
@@ -47,7 +48,8 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
         "UD_German-HDT/de_hdt-ud-dev.conllu",
         "UD_Xxx-Y/xxx_y-ud-test.conllu",
     )
-    over = {"treebanks": {"root": str(root)}, "encoders": {"bov": {"spec": "bov:/v.vec"}}}
+    over = {"treebanks": {"root": str(root)}, "encoders": {"bov": {"spec": "bov:/v.vec"}},
+            "report": {"reference_lang": "de"}}  # fmt: skip
     study = load_study(STUDIES_DIR / "ud.toml", tmp_path / "out", None, over)
     names = [s.name for s in study.steps]
     assert names == [
@@ -77,7 +79,7 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
     cov = study.steps[-1].action[2]
     assert cov["drafted"] == ["xxx"] and cov["out"] == str(out / "report")
     assert cov["missing_train"] == {"de": ["UD_German-GSD", "UD_German-HDT"], "xxx": ["UD_Xxx-Y"]}
-    only = ud(tmp_path, root, langs=["xxx"], min_test=50, export=False)
+    only = ud(tmp_path, root, "xxx", langs=["xxx"], min_test=50, export=False)
     assert [s.name for s in only.steps] == [  # type: ignore[attr-defined]
         "treebank-xxx",
         "probe-xxx-baselines",

@@ -120,7 +120,7 @@ def load_study(
     study["scheduler"] = scheduler
     steps = all_steps(ctx)
     _check_writers(ctx, steps)
-    _check_reference(ctx)
+    _check_reference(ctx, steps)
     _check_files(ctx, steps)
     _check_tasks(ctx)
     _check_argv(ctx, steps)
@@ -172,15 +172,18 @@ def _expand_all(ctx: _Ctx, value: Any, where: str) -> Any:
     return value
 
 
-def _check_reference(ctx: _Ctx) -> None:
-    """``[report] reference_lang`` is the language code of one of the study's languages: the
-    relative figures subtract its accuracies, and a code no record has would leave them out."""
+def _check_reference(ctx: _Ctx, steps: list[Step]) -> None:
+    """``[report] reference_lang`` is the language code of one of the study's languages (its
+    ``[languages]`` and those of ``[treebanks] root``, less the excluded): the relative figures
+    subtract its accuracies, and a code no record has would leave them out."""
     from xprobe.languages import load_profile
 
+    # a release's language has its code as its name, and maybe no profile until one is drafted
+    drafted = {s.name.removeprefix("treebank-") for s in steps if s.name.startswith("treebank-")}
     codes = []
     for name, lang in ctx.data["languages"].items():
         try:
-            codes.append(load_profile(lang["profile"] or name).code)
+            codes.append(name if name in drafted else load_profile(lang["profile"] or name).code)
         except XProbeError:
             return  # reported with the language's own entry
     ref = ctx.data["report"]["reference_lang"]

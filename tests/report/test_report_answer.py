@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import FIXTURES
 from xprobe.report.build import write_report
+from xprobe.report.html import write_html
 
 DATA = FIXTURES / "report"
 ANSWER = re.compile(
@@ -124,8 +125,26 @@ def test_settings_that_differ_are_under_the_heading(tmp_path: Path) -> None:
 def ud5(tmp_path_factory) -> Path:
     """Five languages of the ud study, Tamil (7 of 9 tasks n/a) and English among them."""
     out = tmp_path_factory.mktemp("ud5")
-    write_report(load("ud23-bov.jsonl.gz", {"en", "de", "ta", "vi", "zh"}), out)
+    cov = out.parent / "ud5-coverage.json"
+    cov.write_bytes(gzip.decompress((DATA / "ud23-coverage.json.gz").read_bytes()))
+    write_report(load("ud23-bov.jsonl.gz", {"en", "de", "ta", "vi", "zh"}), out, coverage=cov)
+    write_html(out)
     return out
+
+
+def test_the_report_opens_with_the_coverage_and_links_it(ud5: Path) -> None:
+    text = (ud5 / "report.md").read_text(encoding="utf-8")
+    heads = [h for h, _ in sections(text)]
+    assert heads[:2] == ["bov (ud, mlp): test accuracy (%) by language",
+                         "Coverage: languages x tasks"], heads[:3]  # fmt: skip
+    cov = dict(sections(text))["Coverage: languages x tasks"]
+    assert "[coverage.md](coverage.md)" in cov
+    assert json.loads((ud5 / "coverage.json").read_text())["summary"]["languages"] == 23
+    assert (ud5 / "coverage.md").read_text().startswith("# Coverage")
+    ta = next(r for r in md_rows(cov) if r[0] == "ta")
+    assert ta[2:].count("n/a") == 0 and sum(c.startswith("n/a") for c in ta) == 8, ta
+    page = (ud5 / "report.html").read_text(encoding="utf-8")
+    assert '<a href="coverage.md">coverage.md</a>' in page
 
 
 def test_na_reasons_are_footnotes_not_cell_prose(ud5: Path) -> None:

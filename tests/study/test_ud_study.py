@@ -54,7 +54,7 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
     names = [s.name for s in study.steps]
     assert names == [
         "treebank-de", "treebank-xxx", "probe-de-baselines", "probe-de-bov",
-        "probe-xxx-baselines", "probe-xxx-bov", "report", "export-de", "export-xxx", "coverage",
+        "probe-xxx-baselines", "probe-xxx-bov", "coverage", "report", "export-de", "export-xxx",
     ]  # fmt: skip
     out = tmp_path / "out"
     de, xxx = study.steps[0], study.steps[1]
@@ -76,15 +76,20 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
             probe = step.action[1][0]
             assert probe[probe.index("--cv") + 1] == "5", step.name
             assert probe.count("--cv") == 1
-    cov = study.steps[-1].action[2]
-    assert cov["drafted"] == ["xxx"] and cov["out"] == str(out / "report")
+    cov = next(s for s in study.steps if s.name == "coverage").action[2]
+    assert cov["drafted"] == ["xxx"] and cov["out"] == str(out / "coverage")
+    # the report opens with the coverage grid, writes report.html and copies the coverage
+    # beside itself (OUT/report/coverage.{md,json}), linked from report.md
+    report = _argv(study, "report")
+    assert report[report.index("--coverage") + 1] == str(out / "coverage" / "coverage.json")
+    assert "--html" in report
     assert cov["missing_train"] == {"de": ["UD_German-GSD", "UD_German-HDT"], "xxx": ["UD_Xxx-Y"]}
     only = ud(tmp_path, root, "xxx", langs=["xxx"], min_test=50, export=False)
     assert [s.name for s in only.steps] == [  # type: ignore[attr-defined]
         "treebank-xxx",
         "probe-xxx-baselines",
-        "report",
         "coverage",
+        "report",
     ]
 
 
@@ -100,7 +105,8 @@ def test_protocol_reaches_extract_and_probe_and_must_agree(tmp_path: Path) -> No
     root = release(tmp_path / "rel", "UD_English-EWT/en_ewt-ud-test.conllu",
                    "UD_English-EWT/en_ewt-ud-train.conllu")  # fmt: skip
     fixed = ud(tmp_path, root, protocol="tr/va/te")
-    assert fixed.steps[-1].action[2]["missing_train"] == {}  # type: ignore[attr-defined]
+    cov = next(s for s in fixed.steps if s.name == "coverage")  # type: ignore[attr-defined]
+    assert cov.action[2]["missing_train"] == {}
     argv = _argv(fixed, "treebank-en")
     assert argv[argv.index("--min-test") + 1] == "100" and "--protocol" not in argv
     assert "--cv" not in _argv(fixed, "probe-en-baselines")

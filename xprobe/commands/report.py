@@ -21,6 +21,7 @@ Examples:
   xprobe report results/*.jsonl --out report/
   xprobe report results/all.jsonl --out report/ --reference-lang en --xnli xnli.tsv
   xprobe report results/*.jsonl --out report/ --html
+  xprobe report results/all.jsonl --out report/ --coverage coverage/coverage.json --html
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(figures embedded, sortable tables; opens offline in any browser)",
     )
     p.add_argument(
+        "--coverage",
+        metavar="COVERAGE.json",
+        help="open the report with this coverage of languages x tasks (written by the ud "
+        "study's coverage step) and copy it beside the report as coverage.{json,md}",
+    )
+    p.add_argument(
         "--skip-bad-lines",
         action="store_true",
         help="drop unreadable record lines with a warning instead of failing",
@@ -72,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     reference = args.reference_lang or "en"
     if args.reference_lang is not None:
         check_reference(records, reference, "--reference-lang")
-    paths = write_report(records, args.out, reference, args.xnli)
+    paths = write_report(records, args.out, reference, args.xnli, args.coverage)
     if args.html:
         from xprobe.report.html import write_html
 

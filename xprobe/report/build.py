@@ -42,7 +42,7 @@ import numpy as np
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
 from xprobe.report.compare import CHANCE_MARK
-from xprobe.report.coverage import coverage_section
+from xprobe.report.coverage import copy_coverage, coverage_section
 from xprobe.report.group import Experiment, group_experiments, setting_label
 from xprobe.report.languages import MIN_LANGUAGES, write_language_heatmaps
 from xprobe.report.layers import write_layer_report
@@ -72,14 +72,14 @@ HOW_TO_READ = f"""\
 * `[lo, hi]` is a 95% bootstrap interval over the test items (seeds combined); `(b)` after it
   marks a binomial (Wilson) interval for records without per-item correctness; `(e)` an exact
   method, used where a cell (or either side of a difference) has
-  fewer than {MIN_TEST} test items, where the normal approximation and the bootstrap fail: Clopper-Pearson for an
-  accuracy, Newcombe's score interval with Fisher's exact test for a difference between
-  languages, the sign test for one on the same items; such intervals stay within 0-100
-  (differences within ±100). `± s (k seeds)` is the standard deviation over k seeds (shown only
-  when k > 1). The `n_test` row gives the number of test items behind each column. Under
-  `protocol=cv:K` (the settings) every line of a task is a test item once, scored by a probe
-  trained and selected on other folds (docs/probing.md, "Cross-validation"): `n_test` is all
-  of the task's lines.
+  fewer than {MIN_TEST} test items, where the normal approximation and the bootstrap fail:
+  Clopper-Pearson for an accuracy, Newcombe's score interval with Fisher's exact test for a
+  difference between languages, the sign test for one on the same items; such intervals stay
+  within 0-100 (differences within ±100). `± s (k seeds)` is the standard deviation over k
+  seeds (shown only when k > 1). The `n_test` row gives the number of test items behind each
+  column. Under `protocol=cv:K` (the settings) every line of a task is a test item once,
+  scored by a probe trained and selected on other folds (docs/probing.md,
+  "Cross-validation"): `n_test` is all of the task's lines.
 * "Ranks per task" chains encoders best first: `>` where the adjacent difference is
   significant (paired test on the same test items), `≈` where it is not.
 * Relative figures: differences not significant after Holm's correction over the figure's
@@ -214,9 +214,10 @@ def write_report(
     page = Page(varying=_varying(tables))
     many = len({t.language for t in tables}) >= MIN_LANGUAGES
     written: list[Path] = []
-    if coverage is not None:
-        page.first.append(coverage_section(coverage, na))
     written += write_language_heatmaps(exps, out, page.first, na, stats)  # >= 3 languages
+    if coverage is not None:  # after the first grid: the encoder's, then the coverage
+        page.first.insert(min(1, len(page.first)), coverage_section(coverage, na))
+        written += copy_coverage(coverage, out)
     written += _main_tables(tables, out, page, stats, na)
     written += _baselines(exps, out, page.tables, stats, na)
     written += _relative_all(tables, out, reference, page, stats, many)

@@ -36,6 +36,7 @@ from xprobe.report.tables import order_tasks
 
 __all__ = [
     "MISSING_TRAIN",
+    "copy_coverage",
     "coverage",
     "coverage_markdown",
     "coverage_section",
@@ -231,14 +232,27 @@ def write_coverage(
         f.write(coverage_markdown(cov))
 
 
+def copy_coverage(path: str | Path, out: Path) -> list[Path]:
+    """``coverage.json`` and ``coverage.md`` of the coverage ``path`` in the folder ``out``."""
+    cov = _read(path)
+    write_json(out / "coverage.json", cov)
+    with atomic_write(out / "coverage.md") as f:
+        f.write(coverage_markdown(cov))
+    return [out / "coverage.json", out / "coverage.md"]
+
+
+def _read(path: str | Path) -> dict[str, Any]:
+    try:
+        return json.loads(Path(path).read_text("utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise XProbeError(f"{path}: unreadable coverage ({e})") from None
+
+
 def coverage_section(path: str | Path, na: Any) -> str:
     """report.md's section for a ``coverage.json``: its summary, a link to ``coverage.md`` and the
     grid, an n/a cell with the report's footnote mark of its reason (``na``:
     :class:`~xprobe.report.na.NotApplicables`) instead of its kind."""
-    try:
-        cov = json.loads(Path(path).read_text("utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise XProbeError(f"{path}: unreadable coverage ({e})") from None
+    cov = _read(path)
     names = cov["tasks"]
     marks = {(lang, task): na.mark(ds, lang, task) for ds, lang, task in na.cells}
     rows = []
@@ -250,7 +264,7 @@ def coverage_section(path: str | Path, na: Any) -> str:
             cells.append(marks.get((code, t), "n/a") if na_cell else _text(c))
         rows.append([_md(code), _md(lang["profile"]), *cells])
     summary = _summary_lines(cov)[1].strip()
-    link = f"[{Path(path).with_suffix('.md').name}]({Path(path).with_suffix('.md').name})"
+    link = "[coverage.md](coverage.md)"
     return (
         f"## Coverage: languages x tasks\n\n{summary} Every n/a with what would fill it: "
         f"{link}.\n\n" + md_table(["language", "profile", *map(_md, names)], rows)

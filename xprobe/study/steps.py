@@ -49,12 +49,15 @@ def all_steps(ctx: Any) -> list[Step]:
         steps += _from(f"[mappings.{name}]", _mapping(ctx, name, m))
     probes = _probes(ctx, codes, probe_flags(ctx, treebanks))
     steps += probes
+    # the coverage first: the report opens with it and copies it beside itself (a step's
+    # folder is emptied when it runs again, so the coverage step writes its own)
+    cov = coverage_step(ctx, treebanks, "coverage" if probes else "report") if treebanks else None
+    if cov is not None:
+        steps.append(cov)
     if probes:
-        steps.append(_report(ctx, [s.outputs[0] for s in probes]))
-    if treebanks:
-        if data["treebanks"]["export"]:
-            steps += export_steps(ctx, [s.name.removeprefix("treebank-") for s in treebanks])
-        steps.append(coverage_step(ctx, treebanks, ("report",) if probes else ()))
+        steps.append(_report(ctx, [s.outputs[0] for s in probes], cov))
+    if treebanks and data["treebanks"]["export"]:
+        steps += export_steps(ctx, [s.name.removeprefix("treebank-") for s in treebanks])
     return _downloads_first(steps)
 
 
@@ -342,12 +345,16 @@ def _spec(ctx: Any, where: str, text: str):
         return None
 
 
-def _report(ctx: Any, results: list[str]) -> Step:
+def _report(ctx: Any, results: list[str], coverage: Step | None = None) -> Step:
+    """The report over every probe step's records: report.md and report.html (every study
+    writes both), opening with the coverage grid where the study has one."""
     out, report = ctx.out, ctx.data["report"]
     merged, folder = str(out / "results" / "results.jsonl"), str(out / "report")
     argv = ["report", merged, "--out", folder, "--reference-lang", report["reference_lang"]]
     for f in report["xnli"]:
         argv += ["--xnli", f]
-    argv += flags(report["options"])
+    if coverage is not None:
+        argv += ["--coverage", next(o for o in coverage.outputs if o.endswith(".json"))]
+    argv += flags({**report["options"], "html": True})
     action = call("merge_and_report", results=results, merged=merged, argv=argv)
     return Step("report", "report", action, (merged, folder), origin="[report]")

@@ -228,10 +228,11 @@ def _no_train(step: Step) -> list[str]:
     return [t for t, files in treebanks.items() if not any(split(f) == "train" for f in files)]
 
 
-def coverage_step(ctx: Any, steps: list[Step], after: tuple[str, ...]) -> Step:
-    """The coverage table (``OUT/report/coverage.{md,json}``) of the languages of ``steps`` (the
-    ``treebank-CODE`` steps), naming the treebank folders the release gives no train file."""
-    report = ctx.out / "report"
+def coverage_step(ctx: Any, steps: list[Step], folder: str = "report") -> Step:
+    """The coverage table (``OUT/FOLDER/coverage.{md,json}``) of the languages of ``steps`` (the
+    ``treebank-CODE`` steps), naming the treebank folders the release gives no train file.
+    With probes, FOLDER is ``coverage`` and the report copies it into ``OUT/report``."""
+    report = ctx.out / folder
     codes = [s.name.removeprefix("treebank-") for s in steps]
     folders = {c: str(ctx.out / "probing" / c) for c in codes}
     drafted = [c for c, s in zip(codes, steps, strict=True) if len(s.outputs) > 1]
@@ -240,4 +241,4 @@ def coverage_step(ctx: Any, steps: list[Step], after: tuple[str, ...]) -> Step:
               {"folders": folders, "out": str(report), "drafted": drafted,
                "missing_train": missing})  # fmt: skip
     outputs = (str(report / "coverage.md"), str(report / "coverage.json"))
-    return Step("coverage", "report", action, outputs, after=after)
+    return Step("coverage", "report", action, outputs)

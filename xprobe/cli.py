@@ -140,7 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.error("%s", line)
         return 2
     except KeyboardInterrupt:
-        log.error("interrupted; rerun the same command to resume")
+        log.error("interrupted (Ctrl-C), its work stopped; what it finished is kept: rerun the "
+                  "same command to resume")  # fmt: skip
         return 130
 
 

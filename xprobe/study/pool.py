@@ -6,7 +6,7 @@ stage (extract and corpus parse, NLI training is long, vectors are quick), so th
 German branches of a study both start early instead of one after the other. A failed step lets
 the running ones finish (their outputs are kept for the next run), starts nothing new, and its
 error is raised. Workers are spawned processes that log as the parent does and exit when it
-dies (a killed run leaves no step running on).
+dies (a killed run leaves no step running on); Ctrl-C (SIGINT) stops them at once too.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ def run_side_by_side(
     error: BaseException | None = None
     level = logging.getLogger().level
     context = multiprocessing.get_context("spawn")  # no fork of a process holding torch threads
-    with ProcessPoolExecutor(jobs, context, _worker_init, (level, os.getpid())) as pool:
+    pool = ProcessPoolExecutor(jobs, context, _worker_init, (level, os.getpid()))
+    try:
         while running or (waiting and error is None):
             ready = sorted((n for n, deps in waiting.items() if not deps), key=lambda n: -prio[n])
             for name in ready[: max(0, jobs - len(running))] if error is None else []:
@@ -83,15 +84,34 @@ def run_side_by_side(
                 ended(name, seconds)
                 for deps in waiting.values():
                     deps.discard(name)
+    except BaseException:  # Ctrl-C (or a failure here): stop now, as SIGTERM does, not after
+        # the running steps end
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
     if error is not None:
         raise error
 
 
+def _stop(pool: Any) -> None:
+    """Stop the pool's workers now (their steps stay unmarked: the next run redoes them)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for w in workers:
+        w.terminate()
+    for w in workers:
+        w.join(5)
+
+
 def _worker_init(level: int, parent: int) -> None:
-    """In each worker: log as the parent does, and exit when the parent is gone (a killed run
-    must not leave its steps running on, writing into its output folder)."""
+    """In each worker: log as the parent does, leave Ctrl-C to the parent (which stops the
+    workers), and exit when the parent is gone (a killed run must not leave its steps running
+    on, writing into its output folder)."""
+    import signal
+
     from xprobe.cli import setup_logging
     from xprobe.corpus.parallel import exit_with_parent
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent(parent)
     setup_logging(verbose=int(0 < level <= logging.DEBUG), quiet=level >= logging.WARNING)

@@ -196,8 +196,9 @@ def test_a_report_keeps_cross_validated_tasks_of_any_size_in_one_table(tmp_path:
     assert {r["n_test"] for r in recs if r["split"] == "test"} == {200, 300}
     write_report(recs, tmp_path / "rep")
     md = (tmp_path / "rep" / "report.md").read_text("utf-8")
-    headings = [x for x in md.splitlines() if x.startswith("## ") and "protocol=cv:10" in x]
-    assert len(headings) == 1, headings
+    headings = [x for x in md.splitlines() if x.startswith("## ") and "test accuracy" in x]
+    assert len(headings) == 1, headings  # one table, its setting said once for every table
+    assert "Settings of every table: " in md and "protocol=cv:10" in md
     assert "| n_test | 200 | 300 |" in md
 
 

@@ -71,7 +71,9 @@ def test_probe_writes_na_records_and_report_shows_the_cell(probing: Path, tmp_pa
     write_report(read_records(res), tmp_path / "rep")
     table = next((tmp_path / "rep").glob("baselines_*.md")).read_text(encoding="utf-8")
     header = table.splitlines()[0]
-    assert "Tense" in header and table.count(f"n/a (language: {REASON})") == 1  # on n_test
+    assert "Tense" in header and table.count("n/a¹") == 1  # on n_test: its reason's mark
+    report = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert f"| ¹ | data | xx | Tense | language | {REASON} |" in report
 
     def cells(line: str) -> list[str]:
         return [c.strip() for c in line.strip().strip("|").split("|")]
@@ -143,4 +145,6 @@ def test_task_whose_test_sentences_all_occur_in_training_is_na_not_missing(tmp_p
     assert all(validate_record(r) == [] for r in read_records(res))
     write_report(read_records(res), tmp_path / "rep")
     table = next((tmp_path / "rep").glob("baselines_*.md")).read_text(encoding="utf-8")
-    assert "TreeDepth" in table.splitlines()[0] and "n/a (corpus: 20 of 20 test sentences" in table
+    assert "TreeDepth" in table.splitlines()[0] and "| n/a¹ |" in table
+    report = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "| TreeDepth | corpus | 20 of 20 test sentences" in report

@@ -150,5 +150,5 @@ def test_a_real_map_checkpoint_is_paired_with_its_teacher(toy, capsys):  # noqa:
     capsys.readouterr()
     assert main(["report", str(out), "--out", str(toy / "report")]) == 0
     md = (toy / "report" / "report.md").read_text("utf-8")
-    assert "Pairs: de-student vs en-teacher: by teacher." in md
+    assert "Pairs: de-student (de, mapped from en en-teacher): by teacher." in md
     assert "Not paired" not in md

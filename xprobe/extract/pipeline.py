@@ -49,6 +49,7 @@ from xprobe.extract.check import check_probing_dir, small_test_splits
 from xprobe.extract.lang_check import language_warnings
 from xprobe.extract.leftovers import clean_leftovers
 from xprobe.extract.length import LengthPlan, apply_bins, bins_of, check_window, plan_length
+from xprobe.extract.named_logs import naming_language
 from xprobe.extract.pools import text_hasher
 from xprobe.extract.scan import SentenceCache, count_corpus, spool_stdin
 from xprobe.extract.select import TaskResult, TaskRun, resolve
@@ -352,7 +353,8 @@ def extract(config: ExtractConfig) -> dict[str, Any]:
     profile says so, or it finds nothing it could write: :mod:`xprobe.extract.applicable`) gets
     no file and a manifest entry with its reason.
     """
-    return run_extraction(config).write()
+    with naming_language(Path(str(config.lang)).stem):  # a code, or a profile's path
+        return run_extraction(config).write()
 
 
 def run_extraction(config: ExtractConfig) -> Extraction:

@@ -59,6 +59,7 @@ from xprobe.corpus.pipeline import CorpusConfig, covers, run_corpus
 from xprobe.corpus.shards import MANIFEST as CORPUS_MANIFEST
 from xprobe.corpus.shards import shard_name
 from xprobe.errors import XProbeError
+from xprobe.extract.named_logs import naming_language
 from xprobe.extract.pipeline import ExtractConfig, Extraction, run_extraction
 from xprobe.extract.tagfilter import round_counts, select_for
 from xprobe.files import write_json
@@ -179,7 +180,14 @@ def build_language(
     """Parse in rounds until every task is filled or the input is exhausted, then write the
     probing folder ``extract.out``; returns its manifest (with ``rounds``). ``extract.inputs``
     is ignored (the shards are the inputs). Raises like ``extract`` for an unfilled task
-    without ``allow_partial``."""
+    without ``allow_partial``. Every line it logs names the language."""
+    with naming_language(Path(str(extract.lang)).stem):
+        return _build_language(corpus, extract, rounds)
+
+
+def _build_language(
+    corpus: CorpusConfig, extract: ExtractConfig, rounds: Rounds | None
+) -> dict[str, Any]:
     rounds = rounds or Rounds()
     if rounds.first < 1 or not 1 < rounds.growth <= rounds.max_growth or rounds.margin < 1:
         raise XProbeError("rounds need first >= 1, 1 < growth <= max_growth and margin >= 1")

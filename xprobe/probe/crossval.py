@@ -195,6 +195,7 @@ class CrossValidating:
 
     opts: Any
     name: str
+    beat: Any  # a Heartbeat (xprobe.probe.heartbeat)
 
     def run_cv_unit(self, u: Any, cv: CVPlan) -> list[dict[str, Any]]:
         """Every rotation of a cross-validated set (:mod:`xprobe.probe.crossval`); per layer,
@@ -231,6 +232,7 @@ class CrossValidating:
             for into, y in fits:
                 for layer, res in self._fit_layers(u.classifier, x, y, u.seed, k).items():
                     into[layer].append(Rotation(*res))
+            self.beat.part = f"folds {r + 1} of {cv.k} done"
         extras: dict = {layer: {} for layer in layers}
         for layer in layers:
             if ctl is not None:

@@ -44,6 +44,7 @@ from xprobe.probe.datasets import (
     load_probing_dir,
 )
 from xprobe.probe.design import warn_few_per_class
+from xprobe.probe.heartbeat import Heartbeat
 from xprobe.probe.layerwise import cap_eval, train_select_layers
 from xprobe.probe.not_applicable import na_records, split_na
 from xprobe.probe.probed import ProbedEncoder
@@ -175,14 +176,21 @@ def run_probe(
         log.info("%d (task, classifier, seed) already recorded in %s: skipped", skipped, out)
     written: list[dict[str, Any]] = []
     written.extend(_na_records(na, ctx, opts, data_dir, out))
-    for ps in sets:
-        units = [u for u in todo if u.ps is ps]
-        if not units:
-            continue
-        records = [r for u in units for r in ctx.run_unit(u)]
-        append_records(out, records, replace=opts.force)
-        written.extend(records)
-        ctx.forget()  # one task's embeddings in memory at a time
+    lang = opts.language or (sets[0].language if sets else "")
+    tasks = [ps for ps in sets if any(u.ps is ps for u in todo)]
+    label = f"probe {ctx.name}" + (f" ({lang})" if lang else "")
+    with Heartbeat(label, len(todo), len(tasks)) as ctx.beat:
+        for ps in tasks:
+            units = [u for u in todo if u.ps is ps]
+            records = []
+            for i, u in enumerate(units):
+                ctx.beat.start(f"{ps.task} {u.classifier} seed {u.seed}",
+                               len(ctx.unit_layers(ps, u.classifier)))  # fmt: skip
+                records += ctx.run_unit(u)
+                ctx.beat.done(ps.task, last=i == len(units) - 1)
+            append_records(out, records, replace=opts.force)
+            written.extend(records)
+            ctx.forget()  # one task's embeddings in memory at a time
     return written
 
 
@@ -210,6 +218,7 @@ class _Context(CrossValidating):
         self.one_class: dict[str, dict[str, str]] = {}
         self._capped: set[str] = set()  # tasks whose --max-train cap was checked
         self.plans: dict[str, CVPlan] = {}  # cross-validation: each task's folds (by file)
+        self.beat = Heartbeat("probe", 0, 0)  # progress, logged once a minute (run_probe)
 
     def forget(self) -> None:
         self._emb.clear()
@@ -346,6 +355,7 @@ class _Context(CrossValidating):
                                             joint=len(layers) > 1, history=history))  # fmt: skip
             for layer in block:
                 extras[layer] = self._extras(u, idx, [p[layer] for p in x], y, len(ps.labels))
+            self.beat.layers_done(len(block))
             if len(blocks) > 1:
                 del x  # this block's features let go before the next is read
                 self.forget()

@@ -246,7 +246,7 @@ def _no_answer(tables: list[Table], reference: str) -> str:
 
 
 def _how_to_read(tables: list[Table], page: Page) -> str:
-    enc = [t for t in tables if t.classifier != "baseline"]
+    enc = [t for t in tables if t.classifier != "baseline"] or tables
     common = {k: v for k, v in (enc[0].setting if enc else {}).items() if k not in page.varying}
     said = f"* Settings of every table: {setting_label(common)}.\n" if common else ""
     return HOW_TO_READ.replace("\n\n", "\n\n" + said, 1)

@@ -66,19 +66,14 @@ class NotApplicables:
         candidates), one row per mark."""
         if not self.cells:
             return []
-        rows: dict[str, list[str]] = {}
-        for (ds, lang, task), why in sorted(self.cells.items()):
-            mark = self._marks[why]
-            if mark in rows:
-                rows[mark][2] += f", {lang} {task}"
-                continue
-            rows[mark] = [mark, ds, f"{lang} {task}", why.kind or "unknown", why.reason]
-        head = ["mark", "dataset", "where", "kind", "reason"]
+        rows = [[self._marks[why], ds, lang, task, why.kind or "unknown", why.reason]
+                for (ds, lang, task), why in sorted(self.cells.items())]  # fmt: skip
+        head = ["mark", "dataset", "language", "task", "kind", "reason"]
         return [
             "## Tasks that do not apply\n\nA cell `n/a` carries the mark of its reason. Kind "
             "`language`: a reviewed profile says the language has no such category; "
             "`annotation`: the treebank does not annotate what the task's rule reads; "
-            "`corpus`: too few candidates.\n\n" + md_table(head, list(rows.values()))
+            "`corpus`: too few candidates.\n\n" + md_table(head, rows)
         ]
 
 

@@ -43,7 +43,7 @@ code{background:#f3f3f3;padding:0 .25em;border-radius:3px}
 table{border-collapse:collapse;font-size:12px}
 th,td{border:1px solid #ccc;padding:.25em .3em;text-align:right;white-space:nowrap}
 td{white-space:normal}td .u{white-space:nowrap}
-th:first-child,td:first-child{text-align:left;max-width:18em}
+th:first-child,td:first-child{text-align:left;min-width:8em;max-width:18em}
 th{background:#f0f3f7;cursor:pointer;user-select:none}th:hover{background:#e2e8f0}
 th.asc::after{content:" \\25B2"}th.desc::after{content:" \\25BC"}
 tr.pinned td{background:#fafafa;font-style:italic}

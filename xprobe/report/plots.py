@@ -16,8 +16,7 @@ from xprobe.files import atomic_write
 
 __all__ = ["GREY", "compare", "heatmap", "label"]
 
-GREY = ("Grey: not significant after Holm's correction, or a side at chance (°): not a finding.\n"
-        "n/a: the task does not apply (reasons: Tasks that do not apply).")  # fmt: skip
+GREY = "Grey: not significant after Holm's correction, or a side at chance (°): not a finding."
 
 
 def _plt():

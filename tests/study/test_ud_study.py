@@ -55,8 +55,14 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
     assert names == [
         "treebank-de", "treebank-xxx", "probe-de-baselines", "probe-de-bov",
         "probe-xxx-baselines", "probe-xxx-bov", "coverage", "report", "export-de", "export-xxx",
+        "release",
     ]  # fmt: skip
     out = tmp_path / "out"
+    # the benchmark release: every language's folder, the drafted profile by its file
+    rel = study.steps[-1].action[2]
+    assert rel["folders"] == {c: str(out / "probing" / c) for c in ("de", "xxx")}
+    assert rel["profiles"] == {"xxx": str(out / "profiles" / "xxx.toml")}
+    assert study.steps[-1].outputs == (str(out / "release"),)
     de, xxx = study.steps[0], study.steps[1]
     argv = de.action[2]["argv"]
     assert argv[:4] == ["extract", "--lang", "de", "--out"]  # the shipped profile

@@ -8,6 +8,11 @@
   xprobe export results R.jsonl [R2.jsonl ...] --out OUT
       records.parquet and records.csv (one row per record, every field, intervals) and mteb's
       results layout OUT/results/<model>/<revision>/<task>.json
+  xprobe export release PROBING_DIR [PROBING_DIR ...] --out OUT [--ud-version X.Y]
+      a benchmark release: the probing folders of many languages (the ud study's
+      OUT/probing/*) as one Hugging Face dataset repository, a configuration per task and
+      language (Tense.en), a card with every treebank's licence and how each set was made,
+      release.json and SHA256SUMS; the same folders give the same bytes
 
 An existing OUT is replaced only when it holds an export of the same input; any other existing
 folder is an error unless --force. Needs: pip install 'xprobe[export]'.
@@ -15,6 +20,7 @@ folder is an error unless --force. Needs: pip install 'xprobe[export]'.
 Examples:
   xprobe export datasets probing/en --out hf/xprobe-en
   xprobe export results results/en.jsonl results/de.jsonl --out exported
+  xprobe export release ud-out/probing/* --out ud-release --profiles ud-out/profiles
 """
 
 from __future__ import annotations
@@ -35,7 +41,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     d.add_argument("--corpus-date", metavar="DATE", help="date of the corpus for the card")
     r = sub.add_parser("results", help="records -> tidy table (parquet, CSV) and mteb layout")
     r.add_argument("results", nargs="+", type=Path, metavar="R.jsonl", help="results files")
-    for p in (d, r):
+    rel = sub.add_parser("release", help="probing folders of many languages -> a benchmark "
+                         "release (Hugging Face dataset repository, card, checksums)")
+    rel.add_argument("probing_dirs", nargs="+", type=Path, metavar="PROBING_DIR",
+                     help="xprobe extract outputs, one per language (named by its manifest)")
+    rel.add_argument("--profiles", type=Path, metavar="DIR",
+                     help="drafted profiles (DIR/CODE.toml, the ud study's OUT/profiles): used "
+                     "where present, else the shipped profile")
+    rel.add_argument("--ud-version", metavar="X.Y",
+                     help="the UD release's version for the card (default: from a folder "
+                     "named ud-treebanks-vX.Y in the inputs' paths, else 'not recorded')")
+    rel.add_argument("--name", default="xprobe-ud", help="the release's name (release.json)")
+    for p in (d, r, rel):
         p.add_argument("--out", required=True, type=Path, metavar="OUT", help="output folder")
         p.add_argument("--force", action="store_true", help="replace a different existing OUT")
 
@@ -51,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         rows = sum(sum(s.values()) for s in sizes.values())
         print(f"{args.out}: {configs} configuration(s), {rows} rows (of {len(sizes)} task(s))")
         return 0
+    if args.what == "release":
+        return _release(args)
     from xprobe.export.results import export_results
 
     n = export_results(args.results, args.out, args.force)
@@ -59,3 +78,29 @@ def run(args: argparse.Namespace) -> int:
         f"{n['task_files']} task file(s) for {n['models']} model folder(s)"
     )
     return 0
+
+
+def _release(args: argparse.Namespace) -> int:
+    from xprobe.errors import XProbeError
+    from xprobe.export.release import build_release
+
+    folders: dict[str, Path] = {}
+    for d in args.probing_dirs:
+        code = _language_of(d)
+        if code in folders:
+            raise XProbeError(f"{d} and {folders[code]}: both hold language {code!r}")
+        folders[code] = d
+    info = build_release(folders, args.out, profiles=args.profiles, ud_version=args.ud_version,
+                         name=args.name, force=args.force)  # fmt: skip
+    cells = [c for lang in info["languages"] for c in lang["tasks"].values()]
+    filled = sum(1 for c in cells if c["applicable"])
+    print(f"{args.out}: {len(info['languages'])} language(s), {filled} configuration(s), "
+          f"{len(cells) - filled} n/a; release id (sha256 of SHA256SUMS) {info['id'][:12]}")
+    return 0
+
+
+def _language_of(d: Path) -> str:
+    """The language of a probing folder: its manifest's ``language``."""
+    from xprobe.export.datasets import read_extraction
+
+    return str(read_extraction(d)[0].get("language") or d.name)

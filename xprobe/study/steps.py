@@ -15,7 +15,13 @@ from xprobe.errors import XProbeError
 from xprobe.study.actions import call
 from xprobe.study.language import flags, language_steps
 from xprobe.study.state import Step
-from xprobe.study.treebanks import coverage_step, export_steps, probe_flags, treebank_steps
+from xprobe.study.treebanks import (
+    coverage_step,
+    export_steps,
+    probe_flags,
+    release_step,
+    treebank_steps,
+)
 
 CPU_KINDS = ("bov", "pmeans", "npy", "python")  # encoder kinds whose probes need no GPU
 
@@ -58,6 +64,7 @@ def all_steps(ctx: Any) -> list[Step]:
         steps.append(_report(ctx, [s.outputs[0] for s in probes], cov))
     if treebanks and data["treebanks"]["export"]:
         steps += export_steps(ctx, [s.name.removeprefix("treebank-") for s in treebanks])
+        steps.append(release_step(ctx, treebanks))
     return _downloads_first(steps)
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "export_steps",
     "extract_treebank",
     "probe_flags",
+    "release_step",
     "treebank_steps",
 ]
 
@@ -242,3 +243,16 @@ def coverage_step(ctx: Any, steps: list[Step], folder: str = "report") -> Step:
                "missing_train": missing})  # fmt: skip
     outputs = (str(report / "coverage.md"), str(report / "coverage.json"))
     return Step("coverage", "report", action, outputs)
+
+
+def release_step(ctx: Any, steps: list[Step]) -> Step:
+    """The benchmark release of the languages of ``steps`` (the ``treebank-CODE`` steps) in
+    ``OUT/release`` (:func:`xprobe.export.release.build_release`: a configuration per task and
+    language, the card, ``release.json``, ``SHA256SUMS``)."""
+    codes = [s.name.removeprefix("treebank-") for s in steps]
+    folders = {c: str(ctx.out / "probing" / c) for c in codes}
+    drafts = {c: s.outputs[1] for c, s in zip(codes, steps, strict=True) if len(s.outputs) > 1}
+    out = str(ctx.out / "release")
+    action = ("call", "xprobe.export.release:build_release",
+              {"folders": folders, "out": out, "profiles": drafts, "force": True})  # fmt: skip
+    return Step("release", "export", action, (out,))

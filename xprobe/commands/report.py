@@ -1,16 +1,18 @@
 """Tables and heatmaps from probe records.
 
 Records are averaged over seeds only: runs that differ in anything else (--max-train, --grid,
-protocol, layer, data) get separate cells or tables, whose heading states the setting. Every
-test accuracy comes with a 95% bootstrap interval (test items resampled, seeds combined) and
-every table with an n_test row; report.md opens with "How to read this report".
+protocol, layer, data) get separate cells or tables (a setting that differs is stated under
+the heading). Every test accuracy comes with a 95% bootstrap interval (test items resampled,
+seeds combined) and every table with an n_test row. report.md opens with the answer: one
+sentence per comparison ("de - en (sample, mlp): 1 of 18 differences significant (Holm,
+alpha = 0.05); 12 cells at chance."), then the figure, then the tables; "How to read" after.
 
 Writes into DIR: per dataset/classifier/language a task x encoder table (Markdown + CSV, like
 X-Probe's Table 4) and a baseline block per language; per task the mean and std across languages
 and encoders (Table 1); PNG heatmaps of each language minus the reference language per encoder
 pair (a mapped encoder pairs with the encoder it was mapped from, others by name; differences
-not significant after Holm's correction are hatched; Figure 4) and of two datasets of the
-reference language against each other (Figure 2; datasets are the records' "dataset" field);
+not significant after Holm's correction, or at chance, are grey; Figure 4) and of two datasets
+of the reference language against each other (Figure 2; datasets are the records' "dataset" field);
 with --xnli, Spearman correlations between probing and XNLI accuracy (Figure 3); with several
 (classifier, --max-train) settings over >= 3 encoders, the stability of encoder rankings per
 language and dataset (Eger et al. 2020, stability.md); and report.md with everything.

@@ -20,9 +20,12 @@ separate cells or tables. ``write_report(records, out_dir)`` writes:
 * for layer-wise encoders (records with ``layer``; each layer is its own row ``ENC@L<n>`` in
   the tables above): accuracy-by-layer curves, layer x task heatmaps relative to the reference
   language and the best layer per task and language (:mod:`xprobe.report.layers`);
-* ``report.md``: everything in one Markdown file, opening with "How to read this report", and
-  "Notes on the data" from record fields (:mod:`xprobe.report.notes`: test sentences removed,
-  low vocabulary coverage).
+* ``report.md``: everything in one Markdown file, in the order a reader needs (:class:`Page`):
+  the answer (one sentence per comparison with its counts), the figures that show it (the
+  relative heatmaps; with three languages or more the languages x tasks heatmap and the
+  coverage grid), the tables, the rest, "How to read this report", "Notes on the data" from
+  record fields (:mod:`xprobe.report.notes`) and the tasks that do not apply
+  (:mod:`xprobe.report.na`).
 
 Example::
 

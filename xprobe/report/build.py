@@ -255,23 +255,19 @@ def _how_to_read(tables: list[Table], page: Page) -> str:
     return HOW_TO_READ.replace("\n\n", "\n\n" + said, 1)
 
 
-def _varying(tables: list[Table]) -> list[str]:
-    """The setting fields whose values differ among the encoder tables."""
-    settings = [t.setting for t in tables if t.classifier != "baseline"]
+def _varying(tables: list[Table], baselines: bool = False) -> list[str]:
+    """The setting fields whose values differ among the (encoder) tables."""
+    settings = [t.setting for t in tables if baselines or t.classifier != "baseline"]
     names = sorted({f for s in settings for f in s})
     return [f for f in names if len({str(s.get(f)) for s in settings}) > 1]
 
 
 def _multi(tables: list[Table]) -> dict[tuple[str, str], list[str]]:
     """(dataset, classifier) -> the setting fields whose values differ among its tables."""
-    seen: dict[tuple[str, str], list[dict]] = {}
+    seen: dict[tuple[str, str], list[Table]] = {}
     for t in tables:
-        seen.setdefault((t.dataset, t.classifier), []).append(t.setting)
-    out = {}
-    for k, settings in seen.items():
-        names = sorted({f for s in settings for f in s})
-        out[k] = [f for f in names if len({str(s.get(f)) for s in settings}) > 1]
-    return out
+        seen.setdefault((t.dataset, t.classifier), []).append(t)
+    return {k: _varying(ts, baselines=True) for k, ts in seen.items()}
 
 
 def _main_tables(tables: list[Table], out: Path, page: Page, stats, na) -> list[Path]:

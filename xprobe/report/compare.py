@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 
+from xprobe.report.md import md_table
 from xprobe.report.stats import ALPHA, MIN_TEST, Z95, Stats, _p_from_z, holm
 from xprobe.report.tables import Table
 
@@ -164,16 +165,15 @@ def separability(t: Table, stats: Stats) -> str:
         text = exps[0][0]
         for (label, _), k in zip(exps[1:], links, strict=True):
             text += (" > " if adj[k] < ALPHA else " ≈ ") + label
-        rows.append(f"| {task} | {text} |")
+        rows.append([task, text])
     paired = all(
         stats.paired(a, b) for _, exps, _ in chains for (_, a), (_, b) in itertools.pairwise(exps)
     )
     kind = "paired tests on the same test items" if paired else "z-tests"
     return (
         f"\nRanks per task: `>` separable, `≈` not ({kind}; {len(tests)} comparisons of "
-        f"adjacent encoders, Holm-corrected at α = {ALPHA}):\n\n| task | ranking |\n|---|---|\n"
-        + "\n".join(rows)
-        + "\n"
+        f"adjacent encoders, Holm-corrected at α = {ALPHA}):\n\n"
+        + md_table(["task", "ranking"], rows)
     )
 
 
@@ -198,17 +198,16 @@ def relative_selectivity(t: Table, ref: Table, pairs, tasks: list[str], stats: S
             small |= few
             cells.append(f"{100 * d:+.1f}{ci}{mark}")
         if any(cells):
-            rows.append(f"| {p.label} | " + " | ".join(cells) + " |")
+            rows.append([p.label, *cells])
     if not rows:
         return ""
     m = sum(1 for row in raw for c in row if c is not None and c[2] == c[2])
-    head = "| encoder | " + " | ".join(tasks) + " |\n|" + "---|" * (len(tasks) + 1)
     few = (f" Cells with fewer than {MIN_TEST} test items on a side are not tested."
            if small else "")  # fmt: skip
     return (
         f"\nSelectivity, {t.language} − {ref.language} (points; 95% intervals, each for its own "
         f"comparison; {m} comparisons, Holm-corrected at α = {ALPHA}: `ns` not significant).{few}"
-        "\n\n" + head + "\n" + "\n".join(rows) + "\n"
+        "\n\n" + md_table(["encoder", *tasks], rows)
     )
 
 

@@ -161,10 +161,6 @@ def _img(alt: str, src: str, base: Path) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/{kind};base64,{data}">'
 
 
-def _cells(line: str) -> list[str]:
-    return split_cells(line)
-
-
 _UNITS = re.compile(r"(\S+)( \[[^\]]*\](?: \([a-z]\))?)?( .*)?")
 
 
@@ -178,8 +174,8 @@ def _cell(text: str, base: Path) -> str:
 
 
 def _table(lines: list[str], base: Path) -> str:
-    head = _cells(lines[0])
-    body = [_cells(x) for x in lines[1:] if not re.fullmatch(r"\|?[\s:|-]+\|?", x.strip())]
+    head = split_cells(lines[0])
+    body = [split_cells(x) for x in lines[1:] if not re.fullmatch(r"\|?[\s:|-]+\|?", x.strip())]
     out = ['<table class="sortable"><thead><tr>']
     out += [f"<th>{_inline(h, base)}</th>" for h in head]
     out.append("</tr></thead><tbody>")

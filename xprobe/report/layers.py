@@ -31,12 +31,10 @@ from typing import Any
 import numpy as np
 
 from xprobe.report.md import write_table
+from xprobe.report.tables import order_tasks
 
 __all__ = ["best_layers", "layer_cells", "write_layer_report"]
 
-TASK_ORDER = (
-    "SentLen", "WC", "TreeDepth", "BShift", "Tense", "SubjNum", "ObjNum", "SOMO", "CoordInv",
-)  # fmt: skip
 
 LayerCells = dict[tuple[str, str, str, str, str, int], float]
 
@@ -50,11 +48,6 @@ def layer_cells(records: Iterable[dict[str, Any]]) -> LayerCells:
         key = (r["dataset"], r["classifier"], r["encoder"], r["language"], r["task"], r["layer"])
         vals[key].append(float(r["value"]))
     return {k: float(np.mean(v)) for k, v in vals.items()}
-
-
-def _order(tasks: Iterable[str]) -> list[str]:
-    rank = {t: i for i, t in enumerate(TASK_ORDER)}
-    return sorted(set(tasks), key=lambda t: (rank.get(t, len(rank)), t))
 
 
 def best_layers(
@@ -73,10 +66,6 @@ def best_layers(
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
-
-
-def _table(out: Path, stem: str, header: list[str], rows: list[list[str]]) -> str:
-    return write_table(out, stem, header, rows)
 
 
 def write_layer_report(
@@ -134,7 +123,7 @@ def _group(
 
     sub = {k[3:]: v for k, v in cells.items() if k[:3] == group}
     langs = sorted({k[0] for k in sub}, key=lambda x: (x != ref, x))
-    tasks = _order(k[1] for k in sub)
+    tasks = order_tasks({k[1] for k in sub})
     layers = sorted({k[2] for k in sub})
     name = "_".join(group)
     stem = _slug(f"layers_{name}")
@@ -155,7 +144,7 @@ def _group(
         ns = [_n(exps, (*group, lang), tasks, x) for x in layers]
         label = "n_test" if all("/" not in n for n in ns) else f"n_test ({'/'.join(tasks)})"
         rows.append([label, *ns])
-        md = _table(out, _slug(f"{stem}_{lang}"), ["task"] + [f"L{x}" for x in layers], rows)
+        md = write_table(out, _slug(f"{stem}_{lang}"), ["task"] + [f"L{x}" for x in layers], rows)
         sections.append(f"### {lang}\n\n{md}")
         written += [out / f"{_slug(f'{stem}_{lang}')}.{s}" for s in ("md", "csv")]
         if lang != ref and ref in curves:
@@ -163,7 +152,7 @@ def _group(
     best = best_layers(cells, group)
     rows = [[t] + [_best(best.get((lang, t)), best_text, (*group, lang, t)) for lang in langs]
             for t in tasks]  # fmt: skip
-    md = _table(out, _slug(f"layers_best_{name}"), ["task", *langs], rows)
+    md = write_table(out, _slug(f"layers_best_{name}"), ["task", *langs], rows)
     sections.append("### Best layer per task and language (accuracy %, 95% interval, test "
                     f"items)\n\n{md}")  # fmt: skip
     written += [out / f"{_slug(f'layers_best_{name}')}.{s}" for s in ("md", "csv")]
@@ -186,7 +175,7 @@ def _relative(exps, group, lang, ref, tasks, layers, out, sections, bases=None) 
                   diverging=True, muted=d.ns, legend=plots.GREY)  # fmt: skip
     rows = [[f"L{x}", *d.text[i]] for i, x in enumerate(layers)]
     rows.append([f"n_test ({lang}/{ref})", *d.n_test])
-    md = _table(out, stem, ["layer", *tasks], rows)
+    md = write_table(out, stem, ["layer", *tasks], rows)
     base = bases or {}
     missing = [x for x in (lang, ref) if any(base.get((group[0], x, t)) is None for t in tasks)]
     sections.append(

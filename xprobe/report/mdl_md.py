@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xprobe.report.md import md_table
 from xprobe.report.tables import Table
 
 __all__ = ["mdl_markdown", "relative_mdl"]
@@ -28,11 +29,8 @@ def _code(cell) -> tuple[float, float] | None:
 
 
 def _table(tasks: list[str], rows: list[tuple[str, list[str]]], intro: str) -> str:
-    if not rows:
-        return ""
-    head = "| encoder | " + " | ".join(tasks) + " |\n|" + "---|" * (len(tasks) + 1)
-    body = "\n".join(f"| {label} | " + " | ".join(cells) + " |" for label, cells in rows)
-    return f"\n{intro}\n\n{head}\n{body}\n"
+    body = [[label, *cells] for label, cells in rows]
+    return f"\n{intro}\n\n" + md_table(["encoder", *tasks], body) if rows else ""
 
 
 def mdl_markdown(t: Table) -> str:

@@ -49,12 +49,6 @@ class NotApplicables:
             why = self.cells[key]
             self._marks.setdefault(why, str(len(self._marks) + 1).translate(_SUP))
 
-    def __bool__(self) -> bool:
-        return bool(self.cells)
-
-    def items(self):
-        return self.cells.items()
-
     def mark(self, dataset: str, language: str, task: str) -> str:
         """``n/a`` with the footnote mark of its reason; "" when the task applies."""
         why = self.cells.get((dataset, language, task))

@@ -12,6 +12,7 @@ Example::
 
 from __future__ import annotations
 
+from xprobe.report.md import md_table
 from xprobe.report.stats import Stats
 from xprobe.report.tables import Table
 
@@ -33,19 +34,12 @@ def _cell(cell, stats: Stats) -> str:
 def selectivity_markdown(t: Table, stats: Stats) -> str:
     """Markdown table of selectivity for the encoder rows of ``t``; empty without controls."""
     nb = len(t.rows) - len(t.encoder_rows)
-    rows = []
-    for label, cells in t.rows[nb:]:
-        texts = [_cell(c, stats) for c in cells]
-        if any(texts):
-            rows.append(f"| {label} | " + " | ".join(texts) + " |")
-    if not rows:
-        return ""
-    head = "| encoder | " + " | ".join(t.tasks) + " |\n|" + "---|" * (len(t.tasks) + 1)
+    rows = [[label] + [_cell(c, stats) for c in cells] for label, cells in t.rows[nb:]]
+    rows = [r for r in rows if any(r[1:])]
     return (
         "\nSelectivity = accuracy − control accuracy (points, 95% paired bootstrap interval; "
         "ctl: control accuracy; type: lexical-key control, shuffled: permuted labels):\n\n"
-        + head
-        + "\n"
-        + "\n".join(rows)
-        + "\n"
+        + md_table(["encoder", *t.tasks], rows)
+        if rows
+        else ""
     )

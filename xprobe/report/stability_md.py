@@ -14,13 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from xprobe.report.md import md_table
+
 __all__ = ["stability_markdown"]
-
-
-def _md(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
 
 
 def _label(key: tuple) -> str:
@@ -36,11 +32,11 @@ def _section(sp, pe) -> str:
     mu_p = dict(pe.mu)
     rows = [[c, str(s), f"{v:.2f}", f"{mu_p.get((c, s), float('nan')):.2f}"]
             for (c, s), v in sp.most_stable]  # fmt: skip
-    md = _md(["classifier", "train size", "mu (Spearman)", "mu (Pearson)"], rows)
+    md = md_table(["classifier", "train size", "mu (Spearman)", "mu (Pearson)"], rows)
     sz = [[c, str(s), f"{v:.3f}", f"{pe.size_stability[c][s]:.3f}"]
           for c, d in sp.size_stability.items() for s, v in d.items()]  # fmt: skip
     md += "\nStability of each size, sim_c(s):\n\n"
-    md += _md(["classifier", "size", "Spearman", "Pearson"], sz)
+    md += md_table(["classifier", "size", "Spearman", "Pearson"], sz)
     t3 = []
     for c in sp.size_sim:
         vals = {m: [v for (a, b), v in r.size_sim[c].items() if a < b] for m, r in
@@ -48,15 +44,15 @@ def _section(sp, pe) -> str:
         if vals["s"]:
             t3.append([c] + [f"{np.min(vals[m]):.3f}/{np.mean(vals[m]):.3f}" for m in "ps"])
     md += "\nSimilarity across sizes per classifier, min/avg of sim_c(s, t), s < t (Eger et al. "
-    md += "Table 3):\n\n" + _md(["classifier", "Pearson min/avg", "Spearman min/avg"], t3)
+    md += "Table 3):\n\n" + md_table(["classifier", "Pearson min/avg", "Spearman min/avg"], t3)
     cs = [[c, d, f"{v['min']:.3f}/{v['avg']:.3f}",
            f"{pe.classifier_sim[(c, d)]['min']:.3f}/{pe.classifier_sim[(c, d)]['avg']:.3f}"]
           for (c, d), v in sp.classifier_sim.items()]  # fmt: skip
     md += "\nAgreement between classifiers, sim_cd min/avg:\n\n"
-    md += _md(["c", "d", "Spearman", "Pearson"], cs)
+    md += md_table(["c", "d", "Spearman", "Pearson"], cs)
     cons = [[t, " > ".join(order)] for t, order in sp.consensus.items()]
     md += "\nConsensus ranking of encoders per task (best first):\n\n"
-    md += _md(["task", "ranking"], cons)
+    md += md_table(["task", "ranking"], cons)
     return md
 
 
@@ -72,7 +68,7 @@ def _support(recs: list[dict[str, Any]]) -> str:
             for (c, s), d in sup.items()]  # fmt: skip
     return ("\nRanking robustness: share of bootstrap resamples of the test items in which each "
             "setting's ordering of encoders holds:\n\n"
-            + _md(["classifier", "size", *tasks], rows))  # fmt: skip
+            + md_table(["classifier", "size", *tasks], rows))  # fmt: skip
 
 
 def stability_markdown(records: Iterable[dict[str, Any]]) -> str | None:

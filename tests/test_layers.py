@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("xprobe.nli",),
     ("xprobe.mapping",),
     ("xprobe.probe",),
+    ("xprobe.pairs",),
     ("xprobe.report",),
     ("xprobe.export",),
     ("xprobe.sample",),

@@ -44,3 +44,47 @@ def build_tiny_st(bert_dir: Path, out: Path) -> Path:
     st = SentenceTransformer(modules=[t, pooling, models.Normalize()], device="cpu")
     st.save(str(out))
     return out
+
+
+def build_tiny_lm(out: Path, sentences: list[str], seed: int = 0, steps: int = 150) -> Path:
+    """A 2-layer GPT-2 over a word-level vocabulary of ``sentences``, trained on them for
+    ``steps`` Adam steps (seconds on a CPU), saved with save_pretrained; BOS = EOS =
+    ``<|endoftext|>``, as GPT-2's."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    out.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    for s in sentences:
+        for w in s.split(" "):
+            counts[w] = counts.get(w, 0) + 1
+    words = sorted(counts, key=lambda w: (-counts[w], w))[:3000]
+    vocab = {"<|endoftext|>": 0, "[UNK]": 1, **{w: i + 2 for i, w in enumerate(words)}}
+    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|endoftext|>",
+                                   eos_token="<|endoftext|>", unk_token="[UNK]",
+                                   pad_token="<|endoftext|>")  # fmt: skip
+    fast.save_pretrained(out)
+    torch.manual_seed(seed)
+    cfg = GPT2Config(vocab_size=len(vocab), n_positions=512, n_embd=32, n_layer=2, n_head=2,
+                     bos_token_id=0, eos_token_id=0)  # fmt: skip
+    model = GPT2LMHeadModel(cfg)
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    ids = [[0, *fast(s, add_special_tokens=False)["input_ids"][:100]] for s in sentences]
+    gen = torch.Generator().manual_seed(seed)
+    for _ in range(steps):
+        batch = [ids[i] for i in torch.randint(len(ids), (16,), generator=gen).tolist()]
+        width = max(map(len, batch))
+        x = torch.zeros((len(batch), width), dtype=torch.long)
+        labels = torch.full((len(batch), width), -100, dtype=torch.long)
+        for r, seq in enumerate(batch):
+            x[r, : len(seq)] = torch.tensor(seq)
+            labels[r, : len(seq)] = torch.tensor(seq)
+        loss = model(input_ids=x, labels=labels).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    model.eval().save_pretrained(out)
+    return out

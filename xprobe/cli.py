@@ -34,6 +34,8 @@ COMMANDS = (
     "map",
     "xnli",
     "probe",
+    "pairs",
+    "score",
     "report",
     "sample",
     "demo",

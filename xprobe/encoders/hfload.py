@@ -110,9 +110,13 @@ def _source(kind: str, path: str) -> tuple[str, bool]:
     return path, False
 
 
-def load_model(kind: str, path: str, device: str, revision: str | None = None) -> LoadedModel:
-    """Load an ``hf`` (AutoModel + AutoTokenizer) or ``st`` (SentenceTransformer) model;
-    ``revision``: a hub model's branch, tag or commit (a local directory has none to choose)."""
+def load_model(
+    kind: str, path: str, device: str, revision: str | None = None, auto: str = "AutoModel"
+) -> LoadedModel:
+    """Load an ``hf`` (``auto``, transformers' AutoModel class by default, + AutoTokenizer) or
+    ``st`` (SentenceTransformer) model; ``revision``: a hub model's branch, tag or commit (a
+    local directory has none to choose). Language-model scoring passes ``AutoModelForCausalLM``
+    or ``AutoModelForMaskedLM``."""
     src, local = _source(kind, path)
     if revision is not None and local:
         raise XProbeError(
@@ -126,7 +130,7 @@ def load_model(kind: str, path: str, device: str, revision: str | None = None) -
     only_local = local or _offline() or not _hub_reachable()
     try:
         with bars_on_terminal_only():
-            model, tok, st = _from_pretrained(kind, src, device, only_local, revision)
+            model, tok, st = _from_pretrained(kind, src, device, only_local, revision, auto)
     except Exception as e:
         if local:
             from xprobe.encoders.hfweights import weights_problem
@@ -164,7 +168,12 @@ def _hub_commit(name: str, model: Any, revision: str | None) -> str:
 
 
 def _from_pretrained(
-    kind: str, src: str, device: str, only_local: bool, revision: str | None = None
+    kind: str,
+    src: str,
+    device: str,
+    only_local: bool,
+    revision: str | None = None,
+    auto: str = "AutoModel",
 ) -> tuple[Any, Any, Any]:
     """(model, tokenizer, SentenceTransformer or None)."""
     kw: dict[str, Any] = {"local_files_only": only_local}
@@ -174,9 +183,10 @@ def _from_pretrained(
 
         st = SentenceTransformer(src, device=device, **kw)
         return st[0].auto_model, st[0].tokenizer, st
-    from transformers import AutoModel, AutoTokenizer
+    import transformers
 
-    return AutoModel.from_pretrained(src, **kw), AutoTokenizer.from_pretrained(src, **kw), None
+    model = getattr(transformers, auto).from_pretrained(src, **kw)
+    return model, transformers.AutoTokenizer.from_pretrained(src, **kw), None
 
 
 @contextlib.contextmanager

@@ -1,0 +1,159 @@
+"""Minimal pairs checked against what they come from, with a reader of our own (not xprobe.ud):
+every agreement pair against the gold treebank (one token changed, the gold word a finite verb
+or auxiliary agreeing with the root's subject, the new form attested in the treebank with the
+same lemma and part of speech and exactly the named feature changed), every perturbation pair
+against its task file (the bad side is the task's perturbed line, the good side the gold
+sentence the provenance names). Issue 40."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import shared_path
+from xprobe.cli import main
+from xprobe.pairs import PHENOMENA, read_pairs
+
+
+def read_gold(path: Path) -> dict[int, list[list[str]]]:
+    """Sentences by the line of their first line (comments included), as rows of 10 cells; the
+    multiword ranges and empty nodes kept as rows."""
+    out, start, rows = {}, None, []
+    for n, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
+        if not line.strip():
+            if rows:
+                out[start] = rows
+            start, rows = None, []
+            continue
+        start = start or n
+        if not line.startswith("#"):
+            rows.append(line.split("\t"))
+    if rows:
+        out[start] = rows
+    return out
+
+
+def surface(rows: list[list[str]]) -> list[str]:
+    return [form for form, _ in tokens_and_words(rows)]
+
+
+def tokens_and_words(rows: list[list[str]]) -> list[tuple[str, list[list[str]]]]:
+    """(surface form, the syntactic words it holds) in order."""
+    out: list[tuple[str, list[list[str]]]] = []
+    end = 0
+    for r in rows:
+        if "." in r[0]:
+            continue
+        if "-" in r[0]:
+            end = int(r[0].split("-")[1])
+            out.append((r[1], []))
+        elif int(r[0]) <= end:
+            out[-1][1].append(r)
+        else:
+            out.append((r[1], [r]))
+    return out
+
+
+def feats(cell: str) -> dict[str, str]:
+    return {} if cell == "_" else dict(kv.split("=", 1) for kv in cell.split("|"))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """English EWT dev extracted (treebank mode, cv:5) and its pairs."""
+    dev = shared_path("data", "ud", "en", "en_ewt-ud-dev.conllu")
+    tmp = tmp_path_factory.mktemp("pairs")
+    probing, pairs = tmp / "probing", tmp / "pairs"
+    argv = ["extract", "--treebank", "--protocol", "cv:5", "--lang", "en", "--out", str(probing),
+            "--no-progress", str(dev)]  # fmt: skip
+    assert main(argv) == 0
+    assert main(["pairs", str(probing), "--out", str(pairs), "--min-pairs", "20"]) == 0
+    return dev, probing, pairs
+
+
+def test_agreement_pairs_agree_with_gold(built: tuple[Path, Path, Path]) -> None:
+    dev, _, pairs = built
+    gold = read_gold(dev)
+    attested: dict[tuple[str, str, frozenset], set[str]] = defaultdict(set)
+    for rows in gold.values():
+        for r in rows:
+            if r[0].isdigit():
+                attested[(r[2], r[3], frozenset(feats(r[5]).items()))].add(r[1])
+    checked = 0
+    for name in ("agreement_number", "agreement_person"):
+        feature = name.split("_")[1].title()
+        for p in read_pairs(pairs / f"{name}.tsv"):
+            rows = gold[p.line]
+            good, bad = surface(rows), p.bad.split(" ")
+            assert p.good == " ".join(good)
+            diff = [i for i, (g, b) in enumerate(zip(good, bad, strict=True)) if g != b]
+            assert len(diff) == 1, p
+            words = [r for r in rows if r[0].isdigit()]
+            [verb] = tokens_and_words(rows)[diff[0]][1]  # one word: never inside a multiword
+            assert verb[3] in ("VERB", "AUX") and "VerbForm=Fin" in verb[5], (p, verb)
+            root = next(r for r in words if r[6] == "0")
+            assert verb is root or (verb[6] == root[0] and verb[7].split(":")[0] in ("aux", "cop"))
+            subj = [r for r in words if r[6] == root[0] and r[7].split(":")[0] == "nsubj"]
+            assert len(subj) == 1
+            f = feats(verb[5])
+            value = feats(subj[0][5]).get(feature, "3" if feature == "Person" else None)
+            assert f[feature] == value, (p, verb, subj)
+            old, new = p.change.split(" ")[-1].split("=")[1].split("->")
+            assert old == f[feature] and new != old
+            changed = frozenset({**f, feature: new}.items())
+            form = bad[diff[0]]
+            assert form in attested[(verb[2], verb[3], changed)] or (
+                diff[0] == 0 and form[0].lower() + form[1:] in attested[(verb[2], verb[3], changed)]
+            ), (p, verb)
+            checked += 1
+    assert checked > 100
+
+
+def test_perturbation_pairs_are_their_task_lines(built: tuple[Path, Path, Path]) -> None:
+    dev, probing, pairs = built
+    gold = read_gold(dev)
+    manifest = json.loads((pairs / "manifest.json").read_text())
+    seen = 0
+    for name, (task, label) in PHENOMENA.items():
+        if not task or manifest["phenomena"][name].get("applicable", True) is False:
+            continue
+        lines = (probing / f"{task}.txt").read_text(encoding="utf-8").splitlines()
+        perturbed = sum(1 for x in lines if x.split("\t")[1] == label)
+        pairs_of = list(read_pairs(pairs / f"{name}.tsv"))
+        assert len(pairs_of) == perturbed  # every perturbed line, once
+        for p in pairs_of:
+            split, lab, text = lines[p.item - 1].split("\t", 2)
+            assert (split, lab, text) == (p.split, label, p.bad)
+            assert p.good == " ".join(surface(gold[p.line])) != p.bad
+            seen += 1
+    assert seen > 100
+
+
+def test_pairs_are_byte_identical_when_rebuilt(
+    built: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    _, probing, pairs = built
+    assert main(["pairs", str(probing), "--out", str(tmp_path / "again"), "--min-pairs", "20"]) == 0
+    mine = sorted(p.name for p in pairs.iterdir())
+    assert mine == sorted(p.name for p in (tmp_path / "again").iterdir())
+    for name in mine:
+        assert (pairs / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
+
+
+def test_what_gives_no_pairs_is_na_with_its_kind(
+    built: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    _, probing, pairs = built
+    phen = json.loads((pairs / "manifest.json").read_text())["phenomena"]
+    assert phen["agreement_gender"]["kind"] == "annotation"  # English verbs carry no Gender
+    assert "Gender on no finite verb" in phen["agreement_gender"]["reason"]
+    assert main(["pairs", str(probing), "--out", str(tmp_path / "p"), "--min-pairs", "100000"]) == 0
+    strict = json.loads((tmp_path / "p" / "manifest.json").read_text())["phenomena"]
+    for name, e in strict.items():
+        assert e["applicable"] is False, name
+        if name != "agreement_gender" and e["kind"] == "corpus" and "pairs," in e["reason"]:
+            assert "needs 100000 held-out pairs" in e["reason"], e
+    assert not list((tmp_path / "p").glob("*.tsv"))

@@ -1,0 +1,113 @@
+"""Score the pairs of a pairs folder: which side does each scorer prefer?
+
+A scorer gives each side a log-probability; the grammatical side is preferred when its score is
+higher. Four normalisations of the same scores, side by side (lm-evaluation-harness #3155: they
+rank models differently): ``sum`` (the summed log-probability, what minimal-pair benchmarks
+report), ``per_token`` (over the model's tokens), ``per_char`` and ``per_byte`` (over the
+sentence's characters and UTF-8 bytes: comparable across tokenizers). Scorers: a language model
+(:mod:`~xprobe.pairs.lm`), the bigram control trained on the training side
+(:mod:`~xprobe.pairs.ngram`), and the length baseline (the shorter side in characters).
+
+Every scorer is evaluated on the held-out pairs (``va`` and ``te``), the items the n-gram control
+never saw. A record per (scorer, phenomenon, normalisation) holds, per held-out pair in file
+order, ``correct`` (1, 0, or 0.5 for a tie: the expected score of breaking it at random) and the
+``margin`` (good minus bad, normalised).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from xprobe import __version__
+from xprobe.errors import XProbeError
+from xprobe.pairs.lm import Score
+from xprobe.pairs.model import HELD_OUT, Pair, pairs_path, read_pairs
+from xprobe.pairs.ngram import BigramModel
+
+__all__ = ["NORMALISATIONS", "score_folder"]
+
+log = logging.getLogger(__name__)
+
+NORMALISATIONS = ("sum", "per_token", "per_char", "per_byte")
+
+
+class Scorer(Protocol):
+    def score(self, sentences: Sequence[str]) -> list[Score]: ...
+
+
+def normalised(score: Score, text: str, how: str) -> float:
+    if how == "sum":
+        return score.logprob
+    if how == "per_token":
+        return score.logprob / max(score.tokens, 1)
+    if how == "per_char":
+        return score.logprob / max(len(text), 1)
+    return score.logprob / max(len(text.encode("utf-8")), 1)
+
+
+class _Length:
+    """The length baseline: minus the length in characters (the shorter side preferred)."""
+
+    def score(self, sentences: Sequence[str]) -> list[Score]:
+        return [Score(-float(len(s)), 1) for s in sentences]
+
+
+def score_folder(
+    folder: str | Path, model: Any | None, controls: bool = True
+) -> list[dict[str, Any]]:
+    """Records for every phenomenon of the pairs folder ``folder``: the language model
+    ``model`` (a :class:`~xprobe.pairs.lm.LanguageModel`, or None) and, with ``controls``, the
+    bigram and length controls."""
+    folder = Path(folder)
+    manifest_path = folder / "manifest.json"
+    if not manifest_path.is_file():
+        raise XProbeError(f"{folder}: no manifest.json (not a pairs folder: `xprobe pairs`)")
+    m = json.loads(manifest_path.read_text(encoding="utf-8"))
+    records = []
+    for name, entry in m["phenomena"].items():
+        base = {"kind": "pairs", "language": m["language"], "phenomenon": name,
+                "xprobe_version": __version__}  # fmt: skip
+        if entry.get("applicable", True) is False:
+            records.append({**base, "scorer": "n/a", "not_applicable": entry["reason"],
+                            "na_kind": entry["kind"]})  # fmt: skip
+            continue
+        pairs = list(read_pairs(pairs_path(folder, name)))
+        held = [p for p in pairs if p.split in HELD_OUT]
+        scorers: list[tuple[str, str, str, Scorer]] = []
+        if model is not None:
+            scorers.append((model.name, model.identity, model.kind, model))
+        if controls:
+            train = {p.good for p in pairs if p.split == "tr"} - {
+                s for p in held for s in (p.good, p.bad)
+            }
+            bigram = BigramModel(sorted(train))
+            scorers.append(("bigram", f"bigram:{len(train)}", "control", bigram))
+            scorers.append(("length", "length", "control", _Length()))
+        for scorer, identity, kind, fn in scorers:
+            records += _records(base, held, scorer, identity, kind, fn)
+    return records
+
+
+def _records(
+    base: dict[str, Any], held: list[Pair], scorer: str, identity: str, kind: str, fn: Scorer
+) -> list[dict[str, Any]]:
+    good = fn.score([p.good for p in held])
+    bad = fn.score([p.bad for p in held])
+    out = []
+    for how in NORMALISATIONS if kind != "control" or scorer == "bigram" else ("sum",):
+        margins = [normalised(g, p.good, how) - normalised(b, p.bad, how)
+                   for g, b, p in zip(good, bad, held, strict=True)]  # fmt: skip
+        correct = [1.0 if d > 0 else 0.0 if d < 0 else 0.5 for d in margins]
+        out.append({
+            **base, "scorer": scorer, "scorer_id": identity, "scorer_kind": kind,
+            "normalisation": how, "n": len(held), "ties": sum(d == 0 for d in margins),
+            "value": sum(correct) / len(correct) if correct else 0.0,
+            "items": [f"{p.split}:{p.source.rsplit('/', 1)[-1]}:{p.line}" for p in held],
+            "probe_items": [p.item for p in held], "correct": correct,
+            "margin": [round(d, 6) for d in margins],
+        })  # fmt: skip
+    return out

@@ -44,7 +44,6 @@ import numpy as np
 
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
-from xprobe.report.compare import CHANCE_MARK
 from xprobe.report.coverage import copy_coverage, coverage_section
 from xprobe.report.group import Experiment, group_experiments, setting_label
 from xprobe.report.languages import MIN_LANGUAGES, write_language_heatmaps
@@ -367,25 +366,23 @@ def _relative_figure(t, ref, pairs, png, reference, stats) -> tuple[str, tuple[i
     from xprobe.report.mdl_md import relative_mdl
 
     tasks = [x for x in t.tasks if x in ref.tasks]
-    cells, text, m, n_sig = relative_cells(t, ref, pairs, tasks, stats)
-    diff = np.array([[c[0] for c in row] for row in cells])
-    ns = np.array([[np.isfinite(c[0]) and not c[1] for c in row] for row in cells])
+    d = relative_cells(t, ref, pairs, tasks, stats)
+    m, n_sig, text = d.comparisons, d.significant, d.text
     sub = [[_small_n(t.rows[p.row][1][t.tasks.index(x)]) for x in tasks] for p in pairs]
-    plots.heatmap(diff * 100, [p.label for p in pairs], tasks, png,
+    plots.heatmap(d.values, [p.label for p in pairs], tasks, png,
                   f"{t.language} − {reference} accuracy (points), {t.classifier}",
-                  diverging=True, sub=sub, muted=ns, legend=plots.GREY)  # fmt: skip
+                  diverging=True, sub=sub, muted=d.ns, legend=plots.GREY)  # fmt: skip
     md = md_table(["encoder", *tasks], [[p.label, *r] for p, r in zip(pairs, text, strict=True)])
     sel = relative_selectivity(t, ref, pairs, tasks, stats) + relative_mdl(t, ref, pairs, tasks)
     exact = any("(e)" in c for row in text for c in row)
-    chance = chance_note(t, ref, pairs, tasks, stats)
-    marked = sum(1 for row in text for c in row if CHANCE_MARK in c)
+    chance = chance_note(t, ref, tasks, d)
     return (f"{md}\nDifferences in points with 95% intervals, each for its own comparison (not "
             f"adjusted for the {m} comparisons: an interval may exclude 0 in a cell marked `ns`); "
             f"{m} comparisons, Holm-corrected at α = 0.05: {n_sig} significant (`ns` and "
             "grey cells are not)." + chance + (f" `(e)`: fewer than {MIN_TEST} test items "
             "on a side: Newcombe's score interval and Fisher's exact test on the hit counts "
             "instead of the normal approximation." if exact else "") + "\n" + sel,
-            (m, n_sig, marked))  # fmt: skip
+            (m, n_sig, d.marked))  # fmt: skip
 
 
 def _small_n(cell: list[Experiment]) -> str:

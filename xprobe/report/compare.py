@@ -1,23 +1,27 @@
 """Significance in the report: differences from the reference language, separable ranks.
 
-* :func:`relative_cells`: each paired cell of a language minus the reference language (unpaired
-  test: different test sets), Holm-corrected over the figure's cells;
-* :func:`chance_marks`: whether a side of a relative cell does not beat its language's majority
-  baseline (rule: the lower end of the probe's 95% interval is not above the majority
-  baseline's accuracy on the same test set); such a cell is marked ``°`` and never called
-  significant: a difference from a probe that learned nothing is no evidence;
+* :func:`differences`: a grid of differences of a language minus the reference language
+  (unpaired test: different test sets), Holm-corrected over the grid, a cell where a side does
+  not beat its language's majority baseline (:func:`at_chance`: the lower end of the probe's 95%
+  interval is not above the majority baseline's accuracy on the same test set) marked ``°`` and
+  never called significant: a difference from a probe that learned nothing is no evidence;
+  :func:`relative_cells` builds it for a table's encoder pairs, the layer heatmaps for layers;
 * :func:`separability`: per task, the encoders in order with ``>`` between adjacent ones whose
   difference is significant (paired test on the same test items), ``≈`` where it is not,
   Holm-corrected over the table.
 
 Example::
 
-    cells, text, m, n_sig = relative_cells(de_table, en_table, pairs, tasks, Stats())
+    d = relative_cells(de_table, en_table, pairs, tasks, Stats())
+    d.text, d.comparisons, d.significant
 """
 
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
+
+import numpy as np
 
 from xprobe.report.md import md_table
 from xprobe.report.stats import ALPHA, MIN_TEST, Z95, Stats, _p_from_z, holm
@@ -25,10 +29,11 @@ from xprobe.report.tables import Table
 
 __all__ = [
     "CHANCE_MARK",
+    "Differences",
     "at_chance",
-    "chance_marks",
     "chance_note",
     "chance_sentence",
+    "differences",
     "relative_cells",
     "separability",
 ]
@@ -60,33 +65,6 @@ def at_chance(e, base, stats: Stats) -> bool | None:
     return bool(stats.interval(e)[0] <= base.mean)
 
 
-def chance_marks(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
-    """Per pair and task: True when either side does not beat its language's majority baseline
-    (see the module's rule), False when both do (or the cell is empty), None when a side has no
-    recorded baseline and the other beats its own (not checked)."""
-    marks = []
-    for p in pairs:
-        row = []
-        for task in tasks:
-            ea, eb = _single(t, p.row, task), _single(ref, p.ref_row, task)
-            if ea is None or eb is None:
-                row.append(False)  # no cell
-                continue
-            a = at_chance(ea, _majority(t, task), stats)
-            b = at_chance(eb, _majority(ref, task), stats)
-            row.append(True if a or b else (None if a is None or b is None else False))
-        marks.append(row)
-    return marks
-
-
-def chance_note(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats) -> str:
-    """The figure's note on cells marked ``°`` and on languages without a majority baseline."""
-    marks = chance_marks(t, ref, pairs, tasks, stats)
-    missing = [x.language for x in (t, ref) if any(_majority(x, task) is None for task in tasks)]
-    return chance_sentence(sum(1 for row in marks for m in row if m),
-                           sum(1 for row in marks for m in row if m is None), missing)  # fmt: skip
-
-
 def chance_sentence(marked: int, unknown: int, missing: list[str]) -> str:
     """The note's text: ``marked`` cells at chance, ``unknown`` cells not checked (no majority
     baseline recorded for the languages ``missing``); empty when both are 0."""
@@ -103,41 +81,61 @@ def chance_sentence(marked: int, unknown: int, missing: list[str]) -> str:
     return note
 
 
-def relative_cells(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats):
-    """Per pair and task: (difference, significant) and its text ``+3.1 [1.2, 5.0]`` (``ns``
-    when not significant after Holm; ``(e)`` when computed with the exact methods of few test
-    items; `` ns °`` when a side does not beat its majority baseline: :func:`chance_marks`);
-    also the number of comparisons and of significant ones."""
-    marks = iter(m for row in chance_marks(t, ref, pairs, tasks, stats) for m in row)
-    raw = []
-    for p in pairs:
-        row = []
-        for task in tasks:
-            a, b = _single(t, p.row, task), _single(ref, p.ref_row, task)
-            ok = a is not None and b is not None
-            row.append((*stats.compare(a, b), stats.exact(a, b)) if ok else None)
-        raw.append(row)
-    flat = [c[3] for row in raw for c in row if c is not None]
-    adj = iter(holm(flat))
-    cells, text = [], []
-    for row in raw:
-        crow, trow = [], []
-        for c in row:
-            chance = next(marks)
-            if c is None:
-                crow.append((float("nan"), False))
-                trow.append("")
-                continue
-            d, lo, hi, _, exact = c
-            sig = next(adj) < ALPHA and not chance
-            crow.append((d, sig))
-            trow.append(f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
-                        + (" (e)" if exact else "") + ("" if sig else " ns")
-                        + (f" {CHANCE_MARK}" if chance else ""))  # fmt: skip
-        cells.append(crow)
-        text.append(trow)
-    n_sig = sum(1 for row in cells for d, s in row if s)
-    return cells, text, len(flat), n_sig
+@dataclass
+class Differences:
+    """A grid of differences, language minus reference (points), tested and Holm-corrected
+    together: the one cell rule of every relative figure (encoders and layers)."""
+
+    values: np.ndarray  # NaN where a side is missing
+    ns: np.ndarray  # True where not significant after Holm, or a side at chance
+    text: list[list[str]]  # "+3.1 [+1.2, +5.0]", " (e)" exact, " ns", " °" at chance
+    comparisons: int
+    significant: int
+    marked: int  # cells with a side at chance
+    unchecked: int  # cells with a side whose majority baseline is unknown
+
+
+def differences(grid: list[list[tuple | None]], stats: Stats) -> Differences:
+    """``grid[i][j]``: (a, b, a's majority baseline, b's) or None (no cell). Each difference is
+    tested (:meth:`Stats.compare`: unpaired between languages, exact on few items), Holm's
+    correction runs over the grid, and a cell with a side at chance is never significant."""
+    shape = (len(grid), len(grid[0]) if grid else 0)
+    values, ns = np.full(shape, np.nan), np.zeros(shape, dtype=bool)
+    text = [[""] * shape[1] for _ in range(shape[0])]
+    tests, marked, unchecked = [], 0, 0
+    for i, row in enumerate(grid):
+        for j, c in enumerate(row):
+            if c is not None:
+                ca, cb = at_chance(c[0], c[2], stats), at_chance(c[1], c[3], stats)
+                chance = bool(ca or cb)
+                marked += chance
+                unchecked += not chance and (ca is None or cb is None)
+                tests.append((i, j, *stats.compare(c[0], c[1]), stats.exact(c[0], c[1]), chance))
+    for (i, j, d, lo, hi, _, exact, chance), p in zip(tests, holm([t[5] for t in tests]),
+                                                      strict=True):  # fmt: skip
+        sig = p < ALPHA and not chance
+        values[i, j], ns[i, j] = 100 * d, not sig
+        text[i][j] = (f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+                      + (" (e)" if exact else "") + ("" if sig else " ns")
+                      + (f" {CHANCE_MARK}" if chance else ""))  # fmt: skip
+    n_sig = int(np.sum(np.isfinite(values) & ~ns))
+    return Differences(values, ns, text, len(tests), n_sig, marked, unchecked)
+
+
+def relative_cells(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats) -> Differences:
+    """Per pair and task, ``t``'s row minus ``ref``'s (:func:`differences`)."""
+
+    def sides(p, task: str) -> tuple | None:
+        a, b = _single(t, p.row, task), _single(ref, p.ref_row, task)
+        return None if a is None or b is None else (a, b, _majority(t, task), _majority(ref, task))
+
+    return differences([[sides(p, task) for task in tasks] for p in pairs], stats)
+
+
+def chance_note(t: Table, ref: Table, tasks: list[str], d: Differences) -> str:
+    """The figure's note on cells marked ``°`` and on languages without a majority baseline."""
+    missing = [x.language for x in (t, ref) if any(_majority(x, task) is None for task in tasks)]
+    return chance_sentence(d.marked, d.unchecked, missing)
 
 
 def separability(t: Table, stats: Stats) -> str:

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from xprobe.report.compare import Differences, differences
 from xprobe.report.group import Experiment, group_experiments
-from xprobe.report.stats import ALPHA, Stats, holm
+from xprobe.report.stats import Stats
 
 __all__ = ["LayerDiff", "curve_bands", "layer_experiments", "majority_baselines",
            "relative_layer_cells"]  # fmt: skip
@@ -90,17 +91,10 @@ def curve_bands(
 
 
 @dataclass
-class LayerDiff:
-    """A layer x task heatmap of differences (points) with its significance and sizes."""
+class LayerDiff(Differences):
+    """A layer x task :class:`~xprobe.report.compare.Differences` with each task's sizes."""
 
-    values: np.ndarray  # (layers, tasks), NaN where either side is missing
-    ns: np.ndarray  # True where the difference is not significant after Holm
-    text: list[list[str]]  # "+3.1 [1.2, 5.0]" with " ns" where not significant
-    n_test: list[str]  # per task: "n_lang/n_ref" ("" when it varies across layers)
-    comparisons: int
-    significant: int
-    marked: int = 0  # cells marked ° (a side at or below its majority baseline)
-    unchecked: int = 0  # cells without a majority baseline on a side
+    n_test: list[str] = field(default_factory=list)  # per task "n_lang/n_ref" ("" if it varies)
 
 
 def relative_layer_cells(
@@ -113,42 +107,20 @@ def relative_layer_cells(
     stats: Stats | None = None,
     baselines: dict[tuple, Experiment | None] | None = None,
 ) -> LayerDiff:
-    """``lang`` minus ``ref`` per (layer, task), tested and Holm-corrected over the heatmap;
-    with ``baselines`` (:func:`majority_baselines`), cells at chance are marked ``°``."""
-    from xprobe.report.compare import CHANCE_MARK, at_chance
-
-    stats = stats or Stats()
-    raw = [[None] * len(tasks) for _ in layers]
-    chance = [[False] * len(tasks) for _ in layers]
-    unchecked = 0
+    """``lang`` minus ``ref`` per (layer, task), tested and Holm-corrected over the heatmap
+    (:func:`~xprobe.report.compare.differences`); with ``baselines``
+    (:func:`majority_baselines`), cells at chance are marked ``°``."""
+    base = baselines or {}
     sizes: dict[str, set[str]] = defaultdict(set)
-    for i, layer in enumerate(layers):
-        for j, task in enumerate(tasks):
-            a = _one(exps, (*group, lang, task, layer))
-            b = _one(exps, (*group, ref, task, layer))
-            if a is not None and b is not None:
-                raw[i][j] = stats.compare(a, b)
-                sizes[task].add(f"{a.get('n_test')}/{b.get('n_test')}")
-                base = baselines or {}
-                ca = at_chance(a, base.get((group[0], lang, task)), stats)
-                cb = at_chance(b, base.get((group[0], ref, task)), stats)
-                chance[i][j] = bool(ca or cb)
-                unchecked += not chance[i][j] and (ca is None or cb is None)
-    flat = [c[3] for row in raw for c in row if c is not None]
-    adj = iter(holm(flat))
-    values = np.full((len(layers), len(tasks)), np.nan)
-    ns = np.zeros((len(layers), len(tasks)), dtype=bool)
-    text = [[""] * len(tasks) for _ in layers]
-    for i, row in enumerate(raw):
-        for j, c in enumerate(row):
-            if c is None:
-                continue
-            d, lo, hi, _ = c
-            sig = next(adj) < ALPHA and not chance[i][j]
-            values[i, j], ns[i, j] = 100 * d, not sig
-            mark = ("" if sig else " ns") + (f" {CHANCE_MARK}" if chance[i][j] else "")
-            text[i][j] = f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]{mark}"
+
+    def sides(layer: int, task: str) -> tuple | None:
+        a = _one(exps, (*group, lang, task, layer))
+        b = _one(exps, (*group, ref, task, layer))
+        if a is None or b is None:
+            return None
+        sizes[task].add(f"{a.get('n_test')}/{b.get('n_test')}")
+        return a, b, base.get((group[0], lang, task)), base.get((group[0], ref, task))
+
+    d = differences([[sides(x, t) for t in tasks] for x in layers], stats or Stats())
     n_test = [next(iter(sizes[t])) if len(sizes[t]) == 1 else "" for t in tasks]
-    n_sig = int(np.sum(np.isfinite(values) & ~ns))
-    marked = sum(map(sum, chance))
-    return LayerDiff(values, ns, text, n_test, len(flat), n_sig, marked, unchecked)
+    return LayerDiff(**vars(d), n_test=n_test)

@@ -96,3 +96,26 @@ def test_an_empty_cell_is_not_counted_as_unchecked(tmp_path) -> None:
     write_report(recs, tmp_path)
     text = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "1 cell marked °" in text and "not checked against chance" not in text
+
+
+def test_ranks_selectivity_and_mdl_mark_a_probe_at_chance(tmp_path) -> None:
+    """Issue 41: the rank, selectivity and MDL tables were not checked against chance. en
+    SubjNum: 'rand' 27 of 50 (54.0, its interval reaches the majority baseline's 50.0) and
+    'bov' 45 of 50; both with a control task and an MDL codelength."""
+    from xprobe.probe.records import pack_correct
+
+    recs = [_items("baseline", "en", "SubjNum", _hits(25), clf="majority")]
+    for enc, k in (("bov", 45), ("rand", 27)):
+        r = _items(enc, "en", "SubjNum", _hits(k), encoder_id=f"{enc}:x")
+        recs.append(r | {"control": "shuffled", "control_value": 0.5,
+                         "control_correct": pack_correct(_hits(25)),
+                         "mdl": {"codelength": 1000.0, "compression": 1.2}})  # fmt: skip
+    write_report(recs, tmp_path)
+    text = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "| SubjNum | bov > rand ° |" in text, text
+    rows = [ln for ln in text.splitlines() if ln.startswith(("| bov |", "| rand |"))]
+    sel = [ln for ln in rows if "ctl " in ln]
+    mdl = [ln for ln in rows if "kbits" in ln]
+    assert len(sel) == 2 and sel[0].startswith("| bov |") and "°" not in sel[0], sel
+    assert sel[1].endswith("° |"), sel
+    assert len(mdl) == 2 and "°" not in mdl[0] and mdl[1].endswith("° |"), mdl

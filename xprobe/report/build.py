@@ -280,7 +280,7 @@ def _main_tables(tables: list[Table], out: Path, page: Page, stats, na) -> list[
         stem = _stem("table4", t, multi, t.language)
         header, body = add_na_columns(t, *render(t, stats), na)
         md = write_table(out, stem, header, body)
-        sep = separability(t, stats) + selectivity_markdown(t, stats) + mdl_markdown(t)
+        sep = separability(t, stats) + selectivity_markdown(t, stats) + mdl_markdown(t, stats)
         head = _heading(page, t, ": test accuracy (%)")
         page.tables.append(f"{head}{md}{_footnotes(t)}{sep}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]

@@ -31,6 +31,7 @@ __all__ = [
     "CHANCE_MARK",
     "Differences",
     "at_chance",
+    "chance_mark",
     "chance_note",
     "chance_sentence",
     "differences",
@@ -132,6 +133,12 @@ def relative_cells(t: Table, ref: Table, pairs, tasks: list[str], stats: Stats) 
     return differences([[sides(p, task) for task in tasks] for p in pairs], stats)
 
 
+def chance_mark(t: Table, e, task: str, stats: Stats) -> str:
+    """`` °`` where ``e`` (a cell of ``t``) does not beat its majority baseline on ``task``
+    (:func:`at_chance`), else ""."""
+    return f" {CHANCE_MARK}" if e is not None and at_chance(e, _majority(t, task), stats) else ""
+
+
 def chance_note(t: Table, ref: Table, tasks: list[str], d: Differences) -> str:
     """The figure's note on cells marked ``°`` and on languages without a majority baseline."""
     missing = [x.language for x in (t, ref) if any(_majority(x, task) is None for task in tasks)]
@@ -160,9 +167,9 @@ def separability(t: Table, stats: Stats) -> str:
     adj = holm(tests)
     rows = []
     for task, exps, links in chains:
-        text = exps[0][0]
-        for (label, _), k in zip(exps[1:], links, strict=True):
-            text += (" > " if adj[k] < ALPHA else " ≈ ") + label
+        text = exps[0][0] + chance_mark(t, exps[0][1], task, stats)
+        for (label, e), k in zip(exps[1:], links, strict=True):
+            text += (" > " if adj[k] < ALPHA else " ≈ ") + label + chance_mark(t, e, task, stats)
         rows.append([task, text])
     paired = all(
         stats.paired(a, b) for _, exps, _ in chains for (_, a), (_, b) in itertools.pairwise(exps)
@@ -170,7 +177,7 @@ def separability(t: Table, stats: Stats) -> str:
     kind = "paired tests on the same test items" if paired else "z-tests"
     return (
         f"\nRanks per task: `>` separable, `≈` not ({kind}; {len(tests)} comparisons of "
-        f"adjacent encoders, Holm-corrected at α = {ALPHA}):\n\n"
+        f"adjacent encoders, Holm-corrected at α = {ALPHA}; `{CHANCE_MARK}`: at chance):\n\n"
         + md_table(["task", "ranking"], rows)
     )
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from xprobe.report.compare import CHANCE_MARK, chance_mark
 from xprobe.report.md import md_table
+from xprobe.report.stats import Stats
 from xprobe.report.tables import Table
 
 __all__ = ["mdl_markdown", "relative_mdl"]
@@ -33,16 +35,20 @@ def _table(tasks: list[str], rows: list[tuple[str, list[str]]], intro: str) -> s
     return f"\n{intro}\n\n" + md_table(["encoder", *tasks], body) if rows else ""
 
 
-def mdl_markdown(t: Table) -> str:
-    """Codelength (kbits) and compression per encoder and task; empty without MDL records."""
+def mdl_markdown(t: Table, stats: Stats) -> str:
+    """Codelength (kbits) and compression per encoder and task, ``°`` where the probe does not
+    beat its majority baseline; empty without MDL records."""
     nb = len(t.rows) - len(t.encoder_rows)
     rows = []
     for label, cells in t.rows[nb:]:
         codes = [_code(c) for c in cells]
         if any(codes):
-            rows.append((label, [f"{c[0] / 1000:.1f} kbits ({c[1]:.2f}×)" if c else ""
-                                 for c in codes]))  # fmt: skip
-    return _table(t.tasks, rows, "MDL online codelength (compression against the uniform code):")
+            texts = [f"{c[0] / 1000:.1f} kbits ({c[1]:.2f}×)"
+                     + chance_mark(t, cell[0], task, stats) if c else ""
+                     for c, cell, task in zip(codes, cells, t.tasks, strict=True)]  # fmt: skip
+            rows.append((label, texts))
+    return _table(t.tasks, rows, "MDL online codelength (compression against the uniform code; "
+                  f"{CHANCE_MARK}: the probe does not beat its majority baseline):")  # fmt: skip
 
 
 def relative_mdl(t: Table, ref: Table, pairs, tasks: list[str]) -> str:

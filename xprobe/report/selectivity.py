@@ -12,6 +12,7 @@ Example::
 
 from __future__ import annotations
 
+from xprobe.report.compare import CHANCE_MARK, chance_mark
 from xprobe.report.md import md_table
 from xprobe.report.stats import Stats
 from xprobe.report.tables import Table
@@ -34,11 +35,14 @@ def _cell(cell, stats: Stats) -> str:
 def selectivity_markdown(t: Table, stats: Stats) -> str:
     """Markdown table of selectivity for the encoder rows of ``t``; empty without controls."""
     nb = len(t.rows) - len(t.encoder_rows)
-    rows = [[label] + [_cell(c, stats) for c in cells] for label, cells in t.rows[nb:]]
+    rows = [[label] + [(x := _cell(c, stats)) and x + chance_mark(t, c[0], task, stats)
+                       for c, task in zip(cells, t.tasks, strict=True)]
+            for label, cells in t.rows[nb:]]  # fmt: skip
     rows = [r for r in rows if any(r[1:])]
     return (
         "\nSelectivity = accuracy − control accuracy (points, 95% paired bootstrap interval; "
-        "ctl: control accuracy; type: lexical-key control, shuffled: permuted labels):\n\n"
+        "ctl: control accuracy; type: lexical-key control, shuffled: permuted labels; "
+        f"{CHANCE_MARK}: the probe does not beat its majority baseline):\n\n"
         + md_table(["encoder", *t.tasks], rows)
         if rows
         else ""

@@ -13,6 +13,10 @@
       OUT/probing/*) as one Hugging Face dataset repository, a configuration per task and
       language (Tense.en), a card with every treebank's licence and how each set was made,
       release.json and SHA256SUMS; the same folders give the same bytes
+  xprobe export lm-eval PAIRS_DIR [PAIRS_DIR ...] --out OUT
+      minimal pairs (`xprobe pairs`) as lm-evaluation-harness tasks: one per language and
+      phenomenon, a group per language and one over all; `lm_eval --include_path OUT --tasks
+      xprobe_pairs` runs them as they are
 
 An existing OUT is replaced only when it holds an export of the same input; any other existing
 folder is an error unless --force. Needs: pip install 'xprobe[export]'.
@@ -21,6 +25,7 @@ Examples:
   xprobe export datasets probing/en --out hf/xprobe-en
   xprobe export results results/en.jsonl results/de.jsonl --out exported
   xprobe export release ud-out/probing/* --out ud-release --profiles ud-out/profiles
+  xprobe export lm-eval ud-out/pairs/* --out lm-eval-tasks
 """
 
 from __future__ import annotations
@@ -41,18 +46,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     d.add_argument("--corpus-date", metavar="DATE", help="date of the corpus for the card")
     r = sub.add_parser("results", help="records -> tidy table (parquet, CSV) and mteb layout")
     r.add_argument("results", nargs="+", type=Path, metavar="R.jsonl", help="results files")
-    rel = sub.add_parser("release", help="probing folders of many languages -> a benchmark "
-                         "release (Hugging Face dataset repository, card, checksums)")
-    rel.add_argument("probing_dirs", nargs="+", type=Path, metavar="PROBING_DIR",
-                     help="xprobe extract outputs, one per language (named by its manifest)")
-    rel.add_argument("--profiles", type=Path, metavar="DIR",
-                     help="drafted profiles (DIR/CODE.toml, the ud study's OUT/profiles): used "
-                     "where present, else the shipped profile")
-    rel.add_argument("--ud-version", metavar="X.Y",
-                     help="the UD release's version for the card (default: from a folder "
-                     "named ud-treebanks-vX.Y in the inputs' paths, else 'not recorded')")
+    rel = sub.add_parser(
+        "release",
+        help="probing folders of many languages -> a benchmark "
+        "release (Hugging Face dataset repository, card, checksums)",
+    )
+    rel.add_argument(
+        "probing_dirs",
+        nargs="+",
+        type=Path,
+        metavar="PROBING_DIR",
+        help="xprobe extract outputs, one per language (named by its manifest)",
+    )
+    rel.add_argument(
+        "--profiles",
+        type=Path,
+        metavar="DIR",
+        help="drafted profiles (DIR/CODE.toml, the ud study's OUT/profiles): used "
+        "where present, else the shipped profile",
+    )
+    rel.add_argument(
+        "--ud-version",
+        metavar="X.Y",
+        help="the UD release's version for the card (default: from a folder "
+        "named ud-treebanks-vX.Y in the inputs' paths, else 'not recorded')",
+    )
     rel.add_argument("--name", default="xprobe-ud", help="the release's name (release.json)")
-    for p in (d, r, rel):
+    lm = sub.add_parser("lm-eval", help="minimal pairs -> lm-evaluation-harness tasks")
+    lm.add_argument("pairs_dirs", nargs="+", type=Path, metavar="PAIRS_DIR",
+                    help="xprobe pairs outputs, one per language")  # fmt: skip
+    for p in (d, r, rel, lm):
         p.add_argument("--out", required=True, type=Path, metavar="OUT", help="output folder")
         p.add_argument("--force", action="store_true", help="replace a different existing OUT")
 
@@ -70,6 +93,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.what == "release":
         return _release(args)
+    if args.what == "lm-eval":
+        from xprobe.export.lm_eval import export_lm_eval
+
+        info = export_lm_eval(args.pairs_dirs, args.out, args.force)
+        tasks = sum(len(t) for t in info["tasks"].values())
+        print(f"{args.out}: {tasks} task(s) in {len(info['tasks'])} language(s); run: lm_eval "
+              f"--include_path {args.out} --tasks xprobe_pairs --model hf --model_args "
+              "pretrained=MODEL")  # fmt: skip
+        return 0
     from xprobe.export.results import export_results
 
     n = export_results(args.results, args.out, args.force)
@@ -94,8 +126,10 @@ def _release(args: argparse.Namespace) -> int:
                          name=args.name, force=args.force)  # fmt: skip
     cells = [c for lang in info["languages"] for c in lang["tasks"].values()]
     filled = sum(1 for c in cells if c["applicable"])
-    print(f"{args.out}: {len(info['languages'])} language(s), {filled} configuration(s), "
-          f"{len(cells) - filled} n/a; release id (sha256 of SHA256SUMS) {info['id'][:12]}")
+    print(
+        f"{args.out}: {len(info['languages'])} language(s), {filled} configuration(s), "
+        f"{len(cells) - filled} n/a; release id (sha256 of SHA256SUMS) {info['id'][:12]}"
+    )
     return 0
 
 

@@ -11,7 +11,7 @@ sentence's characters and UTF-8 bytes: comparable across tokenizers). Scorers: a
 Every scorer is evaluated on the held-out pairs (``va`` and ``te``), the items the n-gram control
 never saw. A record per (scorer, phenomenon, normalisation) holds, per held-out pair in file
 order, ``correct`` (1, 0, or 0.5 for a tie: the expected score of breaking it at random) and the
-``margin`` (good minus bad, normalised).
+``margin`` (good minus bad, normalised; 0 for sides whose sums differ by less than ``TIE``).
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ __all__ = ["NORMALISATIONS", "score_folder"]
 log = logging.getLogger(__name__)
 
 NORMALISATIONS = ("sum", "per_token", "per_char", "per_byte")
+# two sides whose summed log-probabilities differ by less than this are a tie: float32 noise
+# (the same token ids scored in batches of other widths differ in the sixth digit)
+TIE = 1e-4
 
 
 class Scorer(Protocol):
@@ -99,7 +102,8 @@ def _records(
     bad = fn.score([p.bad for p in held])
     out = []
     for how in NORMALISATIONS if kind != "control" or scorer == "bigram" else ("sum",):
-        margins = [normalised(g, p.good, how) - normalised(b, p.bad, how)
+        margins = [0.0 if abs(g.logprob - b.logprob) < TIE else
+                   normalised(g, p.good, how) - normalised(b, p.bad, how)
                    for g, b, p in zip(good, bad, held, strict=True)]  # fmt: skip
         correct = [1.0 if d > 0 else 0.0 if d < 0 else 0.5 for d in margins]
         out.append({

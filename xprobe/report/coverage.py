@@ -196,21 +196,24 @@ def _text(c: dict[str, Any] | None) -> str:
     return f"n/a ({_md(kind)})" if kind else "n/a"
 
 
+def _grid(cov: dict[str, Any], marks: dict[tuple[str, str], str] | None = None) -> str:
+    """The table: N ±half-width, or n/a (kind), or with ``marks`` the report's marked n/a."""
+    rows = []
+    for code, lang in cov["languages"].items():
+        cells = [_text(lang["tasks"].get(t)) for t in cov["tasks"]]
+        if marks is not None:  # n/a: the report's mark of its reason
+            cells = [marks.get((code, t), "n/a") if c.startswith("n/a") else c
+                     for t, c in zip(cov["tasks"], cells, strict=True)]  # fmt: skip
+        rows.append([_md(code), _md(lang["profile"]), *cells])
+    return md_table(["language", "profile", *map(_md, cov["tasks"])], rows)
+
+
 def coverage_markdown(cov: dict[str, Any]) -> str:
     """The coverage as Markdown: summary, table (N ±half-width, or n/a (kind)), the n/a cells
     with what would fill them and their reasons."""
-    names = cov["tasks"]
-    lines = [
-        *_summary_lines(cov),
-        "| language | profile | " + " | ".join(map(_md, names)) + " |",
-        "|---|---|" + "---|" * len(names),
-    ]
-    reasons = []
-    for code, lang in cov["languages"].items():
-        cells = [_text(lang["tasks"].get(t)) for t in names]
-        reasons += [_na_row(code, t, lang["tasks"][t]) for t in names
-                    if t in lang["tasks"] and lang["tasks"][t]["n"] is None]  # fmt: skip
-        lines.append(f"| {_md(code)} | {_md(lang['profile'])} | " + " | ".join(cells) + " |")
+    reasons = [_na_row(code, t, c) for code, lang in cov["languages"].items()
+               for t in cov["tasks"] if (c := lang["tasks"].get(t)) and c["n"] is None]  # fmt: skip
+    lines = [*_summary_lines(cov), _grid(cov).rstrip("\n")]
     if reasons:
         lines += ["", "## Why n/a, and what would fill it\n", NA_HEADER, "|---|---|---|---|---|"]
         lines += reasons
@@ -253,19 +256,10 @@ def coverage_section(path: str | Path, na: Any) -> str:
     grid, an n/a cell with the report's footnote mark of its reason (``na``:
     :class:`~xprobe.report.na.NotApplicables`) instead of its kind."""
     cov = _read(path)
-    names = cov["tasks"]
     marks = {(lang, task): na.mark(ds, lang, task) for ds, lang, task in na.cells}
-    rows = []
-    for code, lang in cov["languages"].items():
-        cells = []
-        for t in names:
-            c = lang["tasks"].get(t)
-            na_cell = c is not None and c["n"] is None
-            cells.append(marks.get((code, t), "n/a") if na_cell else _text(c))
-        rows.append([_md(code), _md(lang["profile"]), *cells])
     summary = _summary_lines(cov)[1].strip()
     link = "[coverage.md](coverage.md)"
     return (
         f"## Coverage: languages x tasks\n\n{summary} Every n/a with what would fill it: "
-        f"{link}.\n\n" + md_table(["language", "profile", *map(_md, names)], rows)
+        f"{link}.\n\n" + _grid(cov, marks)
     )

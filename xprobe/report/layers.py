@@ -73,40 +73,31 @@ def write_layer_report(
 ) -> list[Path]:
     """Write the layer figures and tables (see the module docstring); append Markdown sections."""
     from xprobe.report.layer_stats import layer_experiments, majority_baselines
+    from xprobe.report.stats import Stats
 
     records = list(records)
     cells = layer_cells(records)
     exps = layer_experiments(records)
-    best_text = _best_texts(records)
+    stats = Stats()
     bases = majority_baselines(records)
     written: list[Path] = []
     for group in sorted({k[:3] for k in cells}):
-        written += _group(cells, group, out, reference, sections, best_text, exps, bases)
+        written += _group(cells, group, out, reference, sections, stats, exps, bases)
     return written
 
 
-def _best_texts(records: list[dict[str, Any]]):
-    """A function (dataset, classifier, encoder, language, task, layer, accuracy) -> the best
-    layer's cell: accuracy, 95% interval and n_test (one experiment), else accuracy and n."""
-    from xprobe.report.group import group_experiments
-    from xprobe.report.stats import Stats
-
-    exps: dict[tuple, list] = defaultdict(list)
-    for e in group_experiments(r for r in records if r.get("layer") is not None
-                               and r["split"] == "test" and r["metric"] == "accuracy"):  # fmt: skip
-        key = tuple(e.get(k) for k in ("dataset", "classifier", "encoder", "language", "task"))
-        exps[(*key, e.get("layer"))].append(e)
-    stats = Stats()
-
-    def text(key: tuple, layer: int, acc: float) -> str:
-        found = exps.get((*key, layer), [])
-        if len(found) != 1:
-            ns = "/".join(sorted({str(e.get("n_test")) for e in found}))
-            return f"L{layer}: {100 * acc:.1f}, n={ns}"
-        e = found[0]
-        return f"L{layer}: {100 * e.mean:.1f}{stats.interval_text(e)}, n={e.get('n_test')}"
-
-    return text
+def _best(exps: dict, stats, key: tuple, best: tuple[int, float] | None) -> str:
+    """The best layer's cell: accuracy, 95% interval and n_test (one experiment), else the
+    accuracy and the n of each experiment."""
+    if best is None:
+        return ""
+    layer, acc = best
+    found = exps.get((*key, layer), [])
+    if len(found) != 1:
+        ns = "/".join(sorted({str(e.get("n_test")) for e in found}))
+        return f"L{layer}: {100 * acc:.1f}, n={ns}"
+    e = found[0]
+    return f"L{layer}: {100 * e.mean:.1f}{stats.interval_text(e)}, n={e.get('n_test')}"
 
 
 def _group(
@@ -115,7 +106,7 @@ def _group(
     out: Path,
     ref: str,
     sections: list[str],
-    best_text,
+    stats,
     exps: dict,
     bases: dict | None = None,
 ) -> list[Path]:
@@ -132,7 +123,7 @@ def _group(
         for lang in langs
     }
     title = f"{group[2]} ({group[0]}, {group[1]}): accuracy by layer"
-    bands = curve_bands(exps, group, langs, tasks, layers)
+    bands = curve_bands(exps, group, langs, tasks, layers, stats)
     written = [layer_curves(curves, tasks, layers, out / f"{stem}.png", title, bands)]
     sections.append(f"## {group[2]} ({group[0]} / {group[1]}): accuracy (%) by layer\n")
     sections.append(
@@ -148,9 +139,9 @@ def _group(
         sections.append(f"### {lang}\n\n{md}")
         written += [out / f"{_slug(f'{stem}_{lang}')}.{s}" for s in ("md", "csv")]
         if lang != ref and ref in curves:
-            written += _relative(exps, group, lang, ref, tasks, layers, out, sections, bases)
+            written += _relative(exps, group, lang, ref, tasks, layers, out, sections, bases, stats)
     best = best_layers(cells, group)
-    rows = [[t] + [_best(best.get((lang, t)), best_text, (*group, lang, t)) for lang in langs]
+    rows = [[t] + [_best(exps, stats, (*group, lang, t), best.get((lang, t))) for lang in langs]
             for t in tasks]  # fmt: skip
     md = write_table(out, _slug(f"layers_best_{name}"), ["task", *langs], rows)
     sections.append("### Best layer per task and language (accuracy %, 95% interval, test "
@@ -159,7 +150,7 @@ def _group(
     return written
 
 
-def _relative(exps, group, lang, ref, tasks, layers, out, sections, bases=None) -> list[Path]:
+def _relative(exps, group, lang, ref, tasks, layers, out, sections, bases, stats) -> list[Path]:
     """The layer x task heatmap of ``lang`` minus ``ref``: grey where not significant, n on
     the task labels; its Markdown table of differences with intervals, ``ns`` and ``°`` marks."""
     from xprobe.report import plots
@@ -167,7 +158,7 @@ def _relative(exps, group, lang, ref, tasks, layers, out, sections, bases=None) 
     from xprobe.report.layer_stats import relative_layer_cells
 
     name = "_".join(group)
-    d = relative_layer_cells(exps, group, lang, ref, tasks, layers, baselines=bases)
+    d = relative_layer_cells(exps, group, lang, ref, tasks, layers, stats, bases)
     stem = _slug(f"layers_relative_{name}_{lang}")
     cols = [f"{t}\nn={n}" if n else t for t, n in zip(tasks, d.n_test, strict=True)]
     title = f"{lang} − {ref} by layer (points), {group[2]}"
@@ -200,10 +191,6 @@ def _n(exps: dict, prefix: tuple, tasks: list[str], layer: int) -> str:
 
 def _pct(v: float) -> str:
     return "" if not np.isfinite(v) else f"{v:.1f}"
-
-
-def _best(cell: tuple[int, float] | None, best_text, key: tuple) -> str:
-    return "" if cell is None else best_text(key, cell[0], cell[1])
 
 
 def layer_curves(

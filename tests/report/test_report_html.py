@@ -157,9 +157,10 @@ def test_the_page_keeps_the_markdowns_order_and_marks_the_answer(tmp_path: Path)
     answer = re.search(r'<p class="answer">([^<]*)</p>', page)
     assert answer is not None and answer[1].startswith("de − en (sample, mlp): 0 of 1")
     assert page.count('class="answer"') == 1
-    cell = re.search(r"<td>(<span.*?)</td>", page)
+    cell = re.search(r'<td class="quiet">(<span.*?)</td>', page)  # ns: grey, not a finding
     assert cell is not None and _text(cell[1]) == "50.0 [40.1, 59.9] ns °"
     assert cell[1].count('<span class="u">') == 3
+    assert re.search(r"\.quiet\{color:#[0-9a-f]+", page)
 
 
 def test_every_table_sits_in_a_scrolling_wrapper(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ th:first-child,td:first-child{text-align:left;min-width:8em;max-width:18em}
 th{background:#f0f3f7;cursor:pointer;user-select:none}th:hover{background:#e2e8f0}
 th.asc::after{content:" \\25B2"}th.desc::after{content:" \\25BC"}
 tr.pinned td{background:#fafafa;font-style:italic}
-.ns{color:#8a8a8a}
+.ns{color:#8a8a8a}.quiet{color:#8a8a8a}
 figure{margin:1em 0}figure img{max-width:100%;max-height:72vh;width:auto;height:auto;
 border:1px solid #eee}
 .answer{font-size:1.15em;font-weight:600;margin:.4em 0}
@@ -161,6 +161,9 @@ def _img(alt: str, src: str, base: Path) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/{kind};base64,{data}">'
 
 
+# a number that is not a finding: not significant, or at chance
+_NS = re.compile(r"^[+\-−]?\d.*( ns\b| °$)")
+_QUIET = ' class="quiet"'
 _UNITS = re.compile(r"(\S+)( \[[^\]]*\](?: \([a-z]\))?)?( .*)?")
 
 
@@ -182,7 +185,7 @@ def _table(lines: list[str], base: Path) -> str:
     for row in body:
         pinned = row and row[0].lower().startswith("n_test")
         out.append('<tr class="pinned">' if pinned else "<tr>")
-        out += [f"<td>{_cell(c, base)}</td>" for c in row]
+        out += [f"<td{_QUIET if _NS.search(c) else ''}>{_cell(c, base)}</td>" for c in row]
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)

@@ -14,7 +14,6 @@ from tests.pairs.test_pairs_gold import built  # noqa: F401  (a fixture)
 from xprobe.cli import main
 from xprobe.pairs import read_pairs
 from xprobe.pairs.lm import load_lm
-from xprobe.pairs.model import HELD_OUT
 from xprobe.pairs.score import NORMALISATIONS, score_folder
 
 pytest.importorskip("transformers")
@@ -25,7 +24,7 @@ def tiny_lm(built: tuple[Path, Path, Path], tmp_path_factory: pytest.TempPathFac
     from tests.tiny_models import build_tiny_lm
 
     _, _, pairs = built
-    text = sorted({p.good for f in pairs.glob("*.tsv") for p in read_pairs(f) if p.split == "tr"})
+    text = sorted({p.good for f in pairs.glob("*.tsv") for p in read_pairs(f)})
     return build_tiny_lm(tmp_path_factory.mktemp("lm") / "tiny-lm", text[:400], steps=25)
 
 
@@ -49,7 +48,7 @@ def test_sums_equal_a_plain_transformers_loop(
     tmp_path: Path,
 ) -> None:
     _, _, pairs = built
-    held = [p for p in read_pairs(pairs / "bigram_shift.tsv") if p.split in HELD_OUT][:6]
+    held = list(read_pairs(pairs / "bigram_shift.tsv"))[:6]
     texts = [s for p in held for s in (p.good, p.bad)]
     lm = load_lm(f"hf:{tiny_lm}", device="cpu", batch_size=4, cache=tmp_path)
     got = lm.score(texts)
@@ -66,9 +65,8 @@ def test_each_sentence_runs_once_and_the_cache_serves_a_rerun(
     _, _, pairs = built
     lm = load_lm(f"hf:{tiny_lm}", device="cpu", cache=tmp_path)
     records = score_folder(pairs, lm)
-    held = {s for f in pairs.glob("*.tsv") for p in read_pairs(f) if p.split in HELD_OUT
-            for s in (p.good, p.bad)}  # fmt: skip
-    assert lm.scored == len(held)  # shared sentences (BShift's and SOMO's originals) once
+    every = {s for f in pairs.glob("*.tsv") for p in read_pairs(f) for s in (p.good, p.bad)}
+    assert lm.scored == len(every)  # shared sentences (BShift's and SOMO's originals) once
     again = load_lm(f"hf:{tiny_lm}", device="cpu", cache=tmp_path)
     assert score_folder(pairs, again) == records and again.scored == 0
     by = {(r["phenomenon"], r["scorer"], r.get("normalisation")): r for r in records}
@@ -84,7 +82,7 @@ def test_each_sentence_runs_once_and_the_cache_serves_a_rerun(
             )
         assert by[(ph, "length", "sum")]["scorer_kind"] == "control"
         bigram = by[(ph, "bigram", "sum")]
-        assert bigram["items"] == by[(ph, "tiny-lm", "sum")]["items"]  # the same held-out pairs
+        assert bigram["items"] == by[(ph, "tiny-lm", "sum")]["items"]  # the same pairs
 
 
 def test_the_length_baseline_prefers_the_shorter_side(
@@ -93,9 +91,8 @@ def test_the_length_baseline_prefers_the_shorter_side(
     _, _, pairs = built
     records = [r for r in score_folder(pairs, None) if r.get("scorer") == "length"]
     for r in records:
-        held = [p for p in read_pairs(pairs / f"{r['phenomenon']}.tsv") if p.split in HELD_OUT]
         want = [1.0 if len(p.good) < len(p.bad) else 0.0 if len(p.good) > len(p.bad) else 0.5
-                for p in held]  # fmt: skip
+                for p in read_pairs(pairs / f"{r['phenomenon']}.tsv")]  # fmt: skip
         assert r["correct"] == want
     shift = next(r for r in records if r["phenomenon"] == "bigram_shift")
     assert shift["value"] == 0.5 and shift["ties"] == shift["n"]  # a swap keeps the length
@@ -122,3 +119,25 @@ def test_score_cli_writes_records_that_a_rerun_reproduces(
     assert any(r["scorer"] == "n/a" and r["phenomenon"] == "agreement_gender" for r in records)
     assert main(argv) == 0
     assert out.read_bytes() == first
+
+
+def test_the_bigram_control_never_sees_the_sentences_it_scores(
+    built: tuple[Path, Path, Path],  # noqa: F811
+) -> None:
+    """Cross-fitted: the model that scores a pair was trained on no side of any pair of its fold
+    (a sentence it saw would be preferred for having been seen, not for being grammatical)."""
+    from xprobe.pairs.score import _CrossFitted
+
+    _, _, pairs = built
+    items = list(read_pairs(pairs / "agreement_number.tsv"))
+    control = _CrossFitted(items)
+    folds = {p.fold for p in items}
+    assert len(folds) == 5
+    for k in folds:
+        scored = {s for p in items if p.fold == k for s in (p.good, p.bad)}
+        seen = control.models[k]
+        trained = {p.good for p in items if p.fold != k} - scored
+        assert trained and not trained & scored
+        # the model's counts are those of exactly these sentences (tokens and the end mark)
+        assert sum(seen.unigrams.values()) == sum(len(t.split(" ")) + 1 for t in trained)
+        assert {p.fold for p in items if p.good in trained} <= folds - {k}

@@ -54,9 +54,11 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
     names = [s.name for s in study.steps]
     assert names == [
         "treebank-de", "treebank-xxx", "probe-de-baselines", "probe-de-bov",
-        "probe-xxx-baselines", "probe-xxx-bov", "coverage", "report", "export-de", "export-xxx",
-        "release",
+        "probe-xxx-baselines", "probe-xxx-bov", "pairs-de", "pairs-xxx", "lm-eval",
+        "score-pairs", "coverage", "report", "export-de", "export-xxx", "release",
     ]  # fmt: skip
+    pairs = next(s for s in study.steps if s.name == "pairs-xxx").action[1][0]
+    assert pairs[pairs.index("--lang") + 1] == str(tmp_path / "out" / "profiles" / "xxx.toml")
     out = tmp_path / "out"
     # the benchmark release: every language's folder, the drafted profile by its file
     rel = study.steps[-1].action[2]
@@ -94,6 +96,9 @@ def test_a_release_plans_one_language_per_code(tmp_path: Path) -> None:
     assert [s.name for s in only.steps] == [  # type: ignore[attr-defined]
         "treebank-xxx",
         "probe-xxx-baselines",
+        "pairs-xxx",
+        "lm-eval",
+        "score-pairs",
         "coverage",
         "report",
     ]

@@ -4,9 +4,9 @@ Every perturbed line of BShift (I), SOMO (C) and CoordInv (I) against its origin
 sentence its provenance names; and agreement pairs: the main clause's agreeing verb (or its
 finite auxiliary or copula) replaced by a form of the same lemma whose Number, Person or Gender
 differs from the subject's, attested with exactly those features in the treebank itself. Pairs
-keep the probing set's splits (agreement: the sentence's SubjNum split, else a seeded draw), so
-scorers are evaluated on held-out pairs (va, te) that no control was trained on. A phenomenon
-with fewer held-out pairs than --min-pairs (97: a 95% half-width of at most 10 points) is n/a
+keep the probing set's splits and items (agreement: the sentence's SubjNum split, else a seeded
+draw); every pair is scored, the n-gram control cross-fitted over folds of gold sentences. A
+phenomenon with fewer pairs than --min-pairs (97: a 95% half-width of at most 10 points) is n/a
 with its counts, as is one the treebank does not annotate.
 
 Writes DIR/PHENOMENON.tsv (split, good, bad, source, line, item, change) and DIR/manifest.json.
@@ -34,8 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", metavar="CODE|FILE", help="the language's profile (default: the "
                    "folder's language); a drafted profile's file for a language xprobe has none "
                    "for")  # fmt: skip
-    p.add_argument("--min-pairs", type=int, metavar="N", help="fewest held-out pairs for a "
-                   "phenomenon (default 97)")  # fmt: skip
+    p.add_argument("--min-pairs", type=int, metavar="N", help="fewest pairs for a phenomenon "
+                   "(default 97)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,9 +3,9 @@
 A causal model gives each side its summed log-probability (the first token conditioned on the
 tokenizer's BOS, else EOS token, as lm-evaluation-harness does); a masked model its
 pseudo-log-likelihood (each token masked in turn). Four normalisations side by side: sum, per
-token, per character, per byte. Controls: a word-bigram model trained on each phenomenon's
-training side only (what surface statistics give) and the length baseline (the shorter side).
-Every scorer is evaluated on the held-out pairs (va, te); a tie counts half. Sentences are scored
+token, per character, per byte. Controls: a word-bigram model cross-fitted over five folds of
+gold sentences (what surface statistics give) and the length baseline (the shorter side). Every
+pair is scored; a tie counts half. Sentences are scored
 once per model (shared sentences too) and cached by the model's identity and the sentence's
 SHA-256 (--cache-dir), so a rerun or another pairs folder costs nothing for what was scored.
 

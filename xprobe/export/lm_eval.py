@@ -10,7 +10,7 @@ summed log-probability conditioned on the model's BOS (else EOS) token, exactly 
 characters (``per_char``). The harness counts a tie as correct (its arg-max takes the first
 choice); ``xprobe score`` counts it as half.
 
-The items are the held-out pairs (``va`` and ``te``), in the pairs file's order, as JSON lines
+The items are the pairs, in the pairs file's order, as JSON lines
 under ``data/``; ``loader.py`` reads them relative to itself, so the folder can be moved or
 published. Each task's metadata names its language as ISO 639-3 and script (``eng-Latn``) where
 the profile gives them.
@@ -26,14 +26,14 @@ from xprobe.errors import XProbeError
 from xprobe.export.target import export_folder
 from xprobe.files import atomic_write, inside, name_problem
 from xprobe.languages import load_profile
-from xprobe.pairs.model import HELD_OUT, pairs_path, read_pairs
+from xprobe.pairs.model import pairs_path, read_pairs
 
 __all__ = ["export_lm_eval", "task_name"]
 
 GROUP = "xprobe_pairs"
 STAMP = ".xprobe-export.json"
 
-LOADER = '''"""Reads a task's held-out pairs, relative to this folder (written by xprobe)."""
+LOADER = '''"""Reads a task's pairs, relative to this folder (written by xprobe)."""
 
 import os
 
@@ -95,11 +95,11 @@ def _language(folder: Path, tmp: Path, summary: dict[str, Any]) -> list[str]:
             continue
         if (why := name_problem(phenomenon)) is not None:
             raise XProbeError(f"{manifest}: phenomenon {phenomenon!r} cannot name a task: {why}")
-        held = [p for p in read_pairs(pairs_path(folder, phenomenon)) if p.split in HELD_OUT]
+        pairs = list(read_pairs(pairs_path(folder, phenomenon)))
         name = task_name(lang, phenomenon)
         data = f"data/{lang}/{phenomenon}.jsonl"
         with atomic_write(inside(tmp, tmp / data)) as f:
-            for p in held:
+            for p in pairs:
                 row = {"good": p.good, "bad": p.bad, "split": p.split, "line": p.line,
                        "source": Path(p.source).name, "change": p.change}  # fmt: skip
                 f.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
@@ -126,7 +126,7 @@ def _language(folder: Path, tmp: Path, summary: dict[str, Any]) -> list[str]:
             "  version: 1.0",
             f"  language: {_yaml(code)}",
             f"  phenomenon: {_yaml(phenomenon)}",
-            f"  pairs: {len(held)}",
+            f"  pairs: {len(pairs)}",
         ]
         with atomic_write(inside(tmp, tmp / f"{name}.yaml")) as f:
             f.write("\n".join(lines) + "\n")

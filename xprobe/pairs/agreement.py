@@ -21,8 +21,13 @@ from collections.abc import Iterable, Iterator
 from xprobe.languages import LanguageProfile
 from xprobe.ud import Sentence, Word
 
-__all__ = ["FEATURES", "Lexicon", "agreement_pairs"]
+__all__ = ["AGREEMENT_SOURCE", "FEATURES", "Lexicon", "agreement_pairs"]
 
+# what an agreement pair needs, for an n/a reason (% the feature)
+AGREEMENT_SOURCE = (
+    "sentences whose main-clause verb agrees with its one subject in %s and has an attested form "
+    "with only that feature changed"
+)
 FEATURES = {"agreement_number": "Number", "agreement_person": "Person",
             "agreement_gender": "Gender"}  # fmt: skip
 

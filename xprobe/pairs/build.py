@@ -3,9 +3,10 @@
 
 Splits are the probe's: a perturbation pair keeps its line's split; an agreement pair takes the
 split of its sentence's SubjNum line where it has one, else a seeded draw (80/10/10) from
-(seed, language, source, line), so that a rebuild gives the same bytes. A phenomenon with fewer
-than :func:`~xprobe.protocol.min_items` held-out pairs (95 % half-width over 10 points) is n/a,
-kind ``corpus``.
+(seed, language, source, line), so that a rebuild gives the same bytes. Every pair is scored (a
+language model is not trained on them; the n-gram control is cross-fitted over folds of gold
+sentences); a phenomenon with fewer than :func:`~xprobe.protocol.min_items` pairs (a 95 %
+half-width over 10 points at 50 %) is n/a, kind ``corpus``.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.files import read_lines, rng, sha256_file, write_json
 from xprobe.languages import LanguageProfile, load_profile
-from xprobe.pairs.agreement import FEATURES, Lexicon, agreement_pairs
-from xprobe.pairs.model import HELD_OUT, PHENOMENA, Pair, pairs_path, write_pairs
+from xprobe.pairs.agreement import AGREEMENT_SOURCE, FEATURES, Lexicon, agreement_pairs
+from xprobe.pairs.model import CONTROL_FOLDS, PHENOMENA, Pair, pairs_path, write_pairs
 from xprobe.pairs.perturbed import perturbed_pairs
 from xprobe.protocol import min_items
 from xprobe.ud import Sentence, read_conllu
@@ -50,7 +51,7 @@ def build_pairs(
 ) -> dict[str, Any]:
     """Write the pairs of the probing folder ``probing`` into ``out``; returns the manifest.
     ``profile``: the language's (a code, a file, or loaded); default: the folder's language.
-    ``min_pairs``: the fewest held-out pairs of a phenomenon (default
+    ``min_pairs``: the fewest pairs of a phenomenon (default
     :func:`~xprobe.protocol.min_items`)."""
     floor = min_pairs or min_items()
     folder, out = Path(probing), Path(out)
@@ -79,14 +80,15 @@ def build_pairs(
             if na is not None:
                 phenomena[name] = na
                 continue
-        phenomena[name] = _write(out, name, pairs, floor)
+        what = "" if task else f" ({AGREEMENT_SOURCE % FEATURES[name]})"
+        phenomena[name] = _write(out, name, pairs, floor, what)
     manifest = {
         "language": lang,
         "variant": m.get("variant", ""),
         "profile": prof.variant or prof.code,
         "probing": {"folder": folder.name, "manifest_sha256": sha256_file(manifest_path)},
         "seed": m["seed"],
-        "held_out": list(HELD_OUT),
+        "control_folds": CONTROL_FOLDS,
         "floor": floor,
         "phenomena": phenomena,
         "xprobe_version": __version__,
@@ -99,12 +101,11 @@ def _na(kind: str, reason: str) -> dict[str, Any]:
     return {"applicable": False, "kind": kind, "reason": reason}
 
 
-def _write(out: Path, name: str, pairs: list[Pair], floor: int) -> dict[str, Any]:
+def _write(out: Path, name: str, pairs: list[Pair], floor: int, what: str = "") -> dict[str, Any]:
     splits = Counter(p.split for p in pairs)
-    held = sum(splits[s] for s in HELD_OUT)
-    if held < floor:
-        return _na("corpus", f"{len(pairs)} pairs, {held} held out ({'+'.join(HELD_OUT)}): needs "
-                   f"{floor} held-out pairs (--min-pairs)")  # fmt: skip
+    if len(pairs) < floor:
+        return _na("corpus", f"{len(pairs)} pairs{what}: needs {floor} (--min-pairs; a 95 % "
+                   "half-width of at most 10 points at 50 %)")  # fmt: skip
     write_pairs(pairs_path(out, name), pairs)
     log.info("%s: %d pairs (%s)", name, len(pairs), ", ".join(f"{s} {splits[s]}" for s in splits))
     return {"file": f"{name}.tsv", "pairs": len(pairs), "splits": dict(sorted(splits.items()))}

@@ -17,7 +17,7 @@ from pathlib import Path
 from xprobe.errors import InputError
 from xprobe.files import atomic_write, read_lines
 
-__all__ = ["COLUMNS", "HELD_OUT", "PHENOMENA", "Pair", "read_pairs", "write_pairs"]
+__all__ = ["COLUMNS", "CONTROL_FOLDS", "PHENOMENA", "Pair", "read_pairs", "write_pairs"]
 
 # phenomenon -> (the probing task it comes from, the label of its perturbed lines); agreement
 # pairs come from the gold trees, not from a task
@@ -30,7 +30,7 @@ PHENOMENA: dict[str, tuple[str, str]] = {
     "agreement_gender": ("", ""),
 }
 COLUMNS = ("split", "good", "bad", "source", "line", "item", "change")
-HELD_OUT = ("va", "te")  # what scorers are evaluated on: never what the n-gram control saw
+CONTROL_FOLDS = 5  # the n-gram control is cross-fitted: trained on four folds, scores the fifth
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,14 @@ class Pair:
     line: int
     item: int | None
     change: str
+
+    @property
+    def fold(self) -> int:
+        """The control's fold of the pair: its gold sentence's, from its file's name and line
+        (so that every pair of one sentence is in one fold)."""
+        from xprobe.files import derive_seed
+
+        return derive_seed(0, Path(self.source).name, self.line) % CONTROL_FOLDS
 
     def row(self) -> str:
         item = "_" if self.item is None else str(self.item)

@@ -1,8 +1,8 @@
 """The n-gram control: what surface statistics alone give on the pairs.
 
 A word bigram model, interpolated with add-one unigrams (Jelinek-Mercer, weight 0.7 on the
-bigram), trained on the grammatical sentences of the phenomenon's training side only (less any
-sentence that is a side of a held-out pair): where it prefers the grammatical side far above
+bigram), cross-fitted (:mod:`~xprobe.pairs.score`): each pair is scored by a model trained on the
+grammatical sides of the other folds' pairs only: where it prefers the grammatical side far above
 chance, the pairs carry a surface cue that a language model needs no grammar for.
 """
 

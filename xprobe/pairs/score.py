@@ -8,9 +8,11 @@ sentence's characters and UTF-8 bytes: comparable across tokenizers). Scorers: a
 (:mod:`~xprobe.pairs.lm`), the bigram control trained on the training side
 (:mod:`~xprobe.pairs.ngram`), and the length baseline (the shorter side in characters).
 
-Every scorer is evaluated on the held-out pairs (``va`` and ``te``), the items the n-gram control
-never saw. A record per (scorer, phenomenon, normalisation) holds, per held-out pair in file
-order, ``correct`` (1, 0, or 0.5 for a tie: the expected score of breaking it at random) and the
+Every scorer scores every pair. The bigram control is cross-fitted: the pairs are dealt to folds by
+their gold sentence (:attr:`~xprobe.pairs.model.Pair.fold`), and each fold is scored by a model
+trained on the grammatical sides of the other folds, less any sentence that is a side of a pair of
+the fold scored. A record per (scorer, phenomenon, normalisation) holds, per pair in file order,
+``correct`` (1, 0, or 0.5 for a tie: the expected score of breaking it at random) and the
 ``margin`` (good minus bad, normalised; 0 for sides whose sums differ by less than ``TIE``).
 """
 
@@ -25,7 +27,7 @@ from typing import Any, Protocol
 from xprobe import __version__
 from xprobe.errors import XProbeError
 from xprobe.pairs.lm import Score
-from xprobe.pairs.model import HELD_OUT, Pair, pairs_path, read_pairs
+from xprobe.pairs.model import CONTROL_FOLDS, Pair, pairs_path, read_pairs
 from xprobe.pairs.ngram import BigramModel
 
 __all__ = ["NORMALISATIONS", "score_folder"]
@@ -79,39 +81,53 @@ def score_folder(
                             "na_kind": entry["kind"]})  # fmt: skip
             continue
         pairs = list(read_pairs(pairs_path(folder, name)))
-        held = [p for p in pairs if p.split in HELD_OUT]
         scorers: list[tuple[str, str, str, Scorer]] = []
         if model is not None:
             scorers.append((model.name, model.identity, model.kind, model))
         if controls:
-            train = {p.good for p in pairs if p.split == "tr"} - {
-                s for p in held for s in (p.good, p.bad)
-            }
-            bigram = BigramModel(sorted(train))
-            scorers.append(("bigram", f"bigram:{len(train)}", "control", bigram))
+            bigram = _CrossFitted(pairs)
+            scorers.append(("bigram", f"bigram:{CONTROL_FOLDS}-fold", "control", bigram))
             scorers.append(("length", "length", "control", _Length()))
         for scorer, identity, kind, fn in scorers:
-            records += _records(base, held, scorer, identity, kind, fn)
+            records += _records(base, pairs, scorer, identity, kind, fn)
     return records
 
 
+class _CrossFitted:
+    """The bigram control, each pair scored by the model of the folds its sentence is not in."""
+
+    def __init__(self, pairs: list[Pair]) -> None:
+        self.fold = {}
+        models = {}
+        for k in range(CONTROL_FOLDS):
+            mine = [p for p in pairs if p.fold == k]
+            seen = {s for p in mine for s in (p.good, p.bad)}
+            train = sorted({p.good for p in pairs if p.fold != k} - seen)
+            models[k] = BigramModel(train)
+            self.fold.update({s: k for p in mine for s in (p.good, p.bad)})
+        self.models = models
+
+    def score(self, sentences: Sequence[str]) -> list[Score]:
+        return [self.models[self.fold[s]].score([s])[0] for s in sentences]
+
+
 def _records(
-    base: dict[str, Any], held: list[Pair], scorer: str, identity: str, kind: str, fn: Scorer
+    base: dict[str, Any], pairs: list[Pair], scorer: str, identity: str, kind: str, fn: Scorer
 ) -> list[dict[str, Any]]:
-    good = fn.score([p.good for p in held])
-    bad = fn.score([p.bad for p in held])
+    good = fn.score([p.good for p in pairs])
+    bad = fn.score([p.bad for p in pairs])
     out = []
     for how in NORMALISATIONS if kind != "control" or scorer == "bigram" else ("sum",):
         margins = [0.0 if abs(g.logprob - b.logprob) < TIE else
                    normalised(g, p.good, how) - normalised(b, p.bad, how)
-                   for g, b, p in zip(good, bad, held, strict=True)]  # fmt: skip
+                   for g, b, p in zip(good, bad, pairs, strict=True)]  # fmt: skip
         correct = [1.0 if d > 0 else 0.0 if d < 0 else 0.5 for d in margins]
         out.append({
             **base, "scorer": scorer, "scorer_id": identity, "scorer_kind": kind,
-            "normalisation": how, "n": len(held), "ties": sum(d == 0 for d in margins),
+            "normalisation": how, "n": len(pairs), "ties": sum(d == 0 for d in margins),
             "value": sum(correct) / len(correct) if correct else 0.0,
-            "items": [f"{p.split}:{p.source.rsplit('/', 1)[-1]}:{p.line}" for p in held],
-            "probe_items": [p.item for p in held], "correct": correct,
+            "items": [f"{p.split}:{p.source.rsplit('/', 1)[-1]}:{p.line}" for p in pairs],
+            "probe_items": [p.item for p in pairs], "correct": correct,
             "margin": [round(d, 6) for d in margins],
         })  # fmt: skip
     return out

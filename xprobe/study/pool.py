@@ -24,7 +24,7 @@ __all__ = ["WEIGHTS", "priorities", "run_side_by_side"]
 # rough relative cost of a step of each stage (the demo's timings), to order ready steps
 WEIGHTS = {"sample": 2.0, "download": 1.0, "udpipe": 3.0, "corpus": 6.0, "extract": 6.0,
            "vectors": 1.0, "map-vectors": 0.5, "train-nli": 4.0, "map": 2.0, "probe": 2.0,
-           "report": 0.5}  # fmt: skip
+           "pairs": 0.5, "score": 1.0, "report": 0.5}  # fmt: skip
 
 
 def priorities(todo: list[StepStatus]) -> dict[str, float]:

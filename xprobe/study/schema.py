@@ -73,6 +73,13 @@ SINGLES: dict[str, dict[str, tuple[str, Any]]] = {
         "options": ("table", {}),
     },
     "report": {"reference_lang": ("str", "en"), "xnli": ("paths", []), "options": ("table", {})},
+    # minimal pairs of a [treebanks] study (xprobe.study.pairs): pairs-CODE, lm-eval, score-pairs
+    "pairs": {
+        "enabled": ("bool", True),
+        "models": ("strs", []),  # language models to score them with (hf:DIR, hf:HUB_NAME)
+        "kind": ("str", "auto"),  # causal, masked or auto (from each model's config)
+        "min_pairs": ("count", 0),  # 0: xprobe pairs' default (97 held-out pairs)
+    },
 }
 ENTRIES: dict[str, dict[str, tuple[str, Any]]] = {
     "languages": {

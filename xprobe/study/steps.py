@@ -14,6 +14,7 @@ from typing import Any
 from xprobe.errors import XProbeError
 from xprobe.study.actions import call
 from xprobe.study.language import flags, language_steps
+from xprobe.study.pairs import pair_steps
 from xprobe.study.state import Step
 from xprobe.study.treebanks import (
     coverage_step,
@@ -55,6 +56,7 @@ def all_steps(ctx: Any) -> list[Step]:
         steps += _from(f"[mappings.{name}]", _mapping(ctx, name, m))
     probes = _probes(ctx, codes, probe_flags(ctx, treebanks))
     steps += probes
+    steps += pair_steps(ctx, treebanks)  # before the report, which reads their scores
     # the coverage first: the report opens with it and copies it beside itself (a step's
     # folder is emptied when it runs again, so the coverage step writes its own)
     cov = coverage_step(ctx, treebanks, "coverage" if probes else "report") if treebanks else None

@@ -42,6 +42,7 @@ COMMANDS = (
     "run",
     "languages",
     "export",
+    "leaderboard",
 )
 
 log = logging.getLogger("xprobe")

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +43,23 @@ import numpy as np
 
 from xprobe.errors import XProbeError
 from xprobe.files import atomic_write
+from xprobe.report.answer import no_answer, relative_figures
 from xprobe.report.coverage import copy_coverage, coverage_section
 from xprobe.report.group import Experiment, group_experiments, setting_label
 from xprobe.report.languages import MIN_LANGUAGES, write_language_heatmaps
 from xprobe.report.layers import write_layer_report
-from xprobe.report.md import escape, escape_records, md_table, slug, write_table
+from xprobe.report.md import escape, escape_records, slug, write_table
 from xprobe.report.na import add_na_columns, split_records
 from xprobe.report.notes import data_notes
-from xprobe.report.stats import MIN_TEST
+from xprobe.report.page import (
+    HOW_TO_READ,
+    Page,
+    file_stem,
+    heading,
+    how_to_read,
+    multi_settings,
+    varying_fields,
+)
 from xprobe.report.tables import (
     Table,
     baseline_block,
@@ -63,85 +71,6 @@ from xprobe.report.tables import (
 from xprobe.report.xnli import load_xnli
 
 __all__ = ["HOW_TO_READ", "check_reference", "load_xnli", "table1", "write_report"]
-
-HOW_TO_READ = f"""\
-## How to read this report
-
-* Every number is a test accuracy in %, the mean over seeds of one experiment. Records are
-  averaged only over seeds: runs that differ in anything else (training subsample `max_train`,
-  grid, protocol, layer, data) appear in separate tables; the setting that differs between
-  tables is stated under each heading.
-* `[lo, hi]` is a 95% bootstrap interval over the test items (seeds combined); `(b)` after it
-  marks a binomial (Wilson) interval for records without per-item correctness; `(e)` an exact
-  method, used where a cell (or either side of a difference) has
-  fewer than {MIN_TEST} test items, where the normal approximation and the bootstrap fail:
-  Clopper-Pearson for an accuracy, Newcombe's score interval with Fisher's exact test for a
-  difference between languages, the sign test for one on the same items; such intervals stay
-  within 0-100 (differences within ±100). `± s (k seeds)` is the standard deviation over k
-  seeds (shown only when k > 1). The `n_test` row gives the number of test items behind each
-  column. Under `protocol=cv:K` (the settings) every line of a task is a test item once,
-  scored by a probe trained and selected on other folds (docs/probing.md,
-  "Cross-validation"): `n_test` is all of the task's lines.
-* "Ranks per task" chains encoders best first: `>` where the adjacent difference is
-  significant (paired test on the same test items), `≈` where it is not.
-* Relative figures: differences not significant after Holm's correction over the figure's
-  cells are grey (and marked `ns` in the table below the figure); the number of comparisons
-  is stated. The printed intervals are per comparison (not adjusted), so a cell can show an
-  interval that excludes 0 and still be `ns`: the mark is the corrected verdict.
-* Marks: `†` the test split overlapped training, `*` the task was only partly filled by
-  extract (manifest), `‡` one cell holds two experiments on different data (shown side by side),
-  `§` the test or validation split holds one class only (probed with `--allow-one-class`): the
-  accuracy says only how often the probe predicts that class.
-* Relative figures subtract the reference language's accuracy from a language's, per encoder
-  pair: a mapped encoder is paired with the encoder it was mapped from (checkpoint metadata),
-  other encoders by name, and a bag of vectors over each language's own vectors (`bov-en`,
-  `bov-fi`) by kind (same pooling and casing); what could not be paired is listed. A cell
-  marked `°` has a side that does not beat its language's majority baseline (the lower end of
-  the probe's 95% interval is at or below the baseline): never counted as significant.
-* Selectivity (probes run with `--control`) is accuracy minus the accuracy of the same probe on
-  a control task whose labels carry no linguistic information (a seeded function of the lexical
-  key, or shuffled labels): what the representation, not the probe, contributes. Rows named
-  `random-ARCH-...` are untrained encoders: the control for a trained encoder of that
-  architecture.
-* MDL (probes run with `--classifier mdl-mlp`): the online codelength of the training labels
-  given the representation (Voita & Titov 2020) and its compression against the uniform code;
-  1.0 means nothing was learnable, higher means the labels are easier to extract.
-* Compare an encoder with the baselines of its language (majority, length, naive Bayes,
-  bag of vectors) before reading anything into its number.
-"""
-
-SMALL_N_TEST = 1000  # heatmap cells with fewer test items show their n_test
-
-
-@dataclass
-class Page:
-    """report.md in the order a reader needs it: the answer (one sentence per comparison), the
-    figures that show it, the tables, then the rest ("How to read" after)."""
-
-    answer: list[str] = field(default_factory=list)
-    first: list[str] = field(default_factory=list)
-    tables: list[str] = field(default_factory=list)
-    more: list[str] = field(default_factory=list)
-    varying: list[str] = field(default_factory=list)  # setting fields that differ among tables
-
-
-def _stem(prefix: str, t: Table, varying: dict, *parts: str) -> str:
-    """File stem; where a dataset/classifier was run in several settings, the setting fields
-    that vary among them are added (``table4_xprobe_mlp_en_max_train-2000``)."""
-    s = f"{prefix}_{t.dataset}_{t.classifier}" + "".join(f"_{p}" for p in parts)
-    keys = varying.get((t.dataset, t.classifier), ())
-    if keys:
-        sub = {k: t.setting.get(k) for k in keys}
-        s += "_" + setting_label(sub).replace(", ", "_").replace("=", "-")
-    return slug(s)
-
-
-def _heading(page: Page, t: Table, what: str) -> str:
-    """``## de: test accuracy (%) (sample, mlp)`` and, under it, the setting fields that differ
-    between the tables of the page (the rest is said once, in "How to read")."""
-    sub = {k: t.setting.get(k) for k in page.varying if k in t.setting}
-    line = f"Setting: {setting_label(sub)}.\n\n" if sub else ""
-    return f"## {t.language}{what} ({t.dataset}, {t.classifier})\n\n{line}"
 
 
 def _footnotes(t: Table) -> str:
@@ -213,7 +142,7 @@ def write_report(
     stats = Stats()
     if not tables:
         raise XProbeError("no test-split accuracy records to report")
-    page = Page(varying=_varying(tables))
+    page = Page(varying=varying_fields(tables))
     many = len({t.language for t in tables}) >= MIN_LANGUAGES
     written: list[Path] = []
     written += write_language_heatmaps(exps, out, page.first, na, stats)  # >= 3 languages
@@ -222,7 +151,7 @@ def write_report(
         written += copy_coverage(coverage, out)
     written += _main_tables(tables, out, page, stats, na)
     written += _baselines(exps, out, page.tables, stats, na)
-    written += _relative_all(tables, out, reference, page, stats, many)
+    written += relative_figures(tables, out, reference, page, stats, many)
     written += _table1_all(tables, out, page.more, page.varying)
     written += _datasets_figures(tables, out, reference, page.more)
     if xnli is not None:
@@ -231,42 +160,13 @@ def write_report(
     written += _stability(records, out, page.more)
     written += write_layer_report(records, out, reference, page.more)  # records with a layer
     title = "# Probing report: " + ", ".join(sorted({t.dataset for t in tables})) + "\n"
-    answer = "\n\n".join(page.answer) or _no_answer(tables, reference)
+    answer = "\n\n".join(page.answer) or no_answer(tables, reference)
     sections = [title, answer + "\n", *page.first, *page.tables, *page.more,
-                _how_to_read(tables, page), *data_notes(records), *na.section()]  # fmt: skip
+                how_to_read(tables, page), *data_notes(records), *na.section()]  # fmt: skip
     with atomic_write(out / "report.md") as f:
         f.write("\n".join(sections))
     written.append(out / "report.md")
     return written
-
-
-def _no_answer(tables: list[Table], reference: str) -> str:
-    langs = sorted({t.language for t in tables})
-    if langs == [reference] or len(langs) == 1:
-        return f"One language ({langs[0]}): no comparison with a reference language."
-    return f"No encoder pairs with a {reference} encoder: no comparison (see below)."
-
-
-def _how_to_read(tables: list[Table], page: Page) -> str:
-    enc = [t for t in tables if t.classifier != "baseline"] or tables
-    common = {k: v for k, v in (enc[0].setting if enc else {}).items() if k not in page.varying}
-    said = f"* Settings of every table: {setting_label(common)}.\n" if common else ""
-    return HOW_TO_READ.replace("\n\n", "\n\n" + said, 1)
-
-
-def _varying(tables: list[Table], baselines: bool = False) -> list[str]:
-    """The setting fields whose values differ among the (encoder) tables."""
-    settings = [t.setting for t in tables if baselines or t.classifier != "baseline"]
-    names = sorted({f for s in settings for f in s})
-    return [f for f in names if len({str(s.get(f)) for s in settings}) > 1]
-
-
-def _multi(tables: list[Table]) -> dict[tuple[str, str], list[str]]:
-    """(dataset, classifier) -> the setting fields whose values differ among its tables."""
-    seen: dict[tuple[str, str], list[Table]] = {}
-    for t in tables:
-        seen.setdefault((t.dataset, t.classifier), []).append(t)
-    return {k: _varying(ts, baselines=True) for k, ts in seen.items()}
 
 
 def _main_tables(tables: list[Table], out: Path, page: Page, stats, na) -> list[Path]:
@@ -274,14 +174,14 @@ def _main_tables(tables: list[Table], out: Path, page: Page, stats, na) -> list[
     from xprobe.report.mdl_md import mdl_markdown
     from xprobe.report.selectivity import selectivity_markdown
 
-    multi = _multi(tables)
+    multi = multi_settings(tables)
     written = []
     for t in tables:
-        stem = _stem("table4", t, multi, t.language)
+        stem = file_stem("table4", t, multi, t.language)
         header, body = add_na_columns(t, *render(t, stats), na)
         md = write_table(out, stem, header, body)
         sep = separability(t, stats) + selectivity_markdown(t, stats) + mdl_markdown(t, stats)
-        head = _heading(page, t, ": test accuracy (%)")
+        head = heading(page, t, ": test accuracy (%)")
         page.tables.append(f"{head}{md}{_footnotes(t)}{sep}")
         written += [out / f"{stem}.md", out / f"{stem}.csv"]
     return written
@@ -309,91 +209,8 @@ def _cell_mean(cell: list[Experiment]) -> float:
     return cell[0].mean if len(cell) == 1 else np.nan
 
 
-def _relative_all(tables, out, reference, page: Page, stats, many: bool) -> list[Path]:
-    """The relative figures (first on the page unless it covers many languages, whose grids
-    open it) and the answer: per group of tables, how many differences are significant."""
-    from xprobe.report.relative import left_out_note, pair_rows, reference_table
-
-    multi = _multi(tables)
-    written, found, sections = [], {}, []
-    for t in tables:
-        if t.language == reference or t.classifier == "baseline":
-            continue
-        head = _heading(page, t, f" relative to {reference}")
-        ref = reference_table(t, tables, reference)
-        if ref is None:
-            sections.append(head + f"No {reference} records with the same dataset, classifier "
-                            "and setting: no relative figure.\n")  # fmt: skip
-            continue
-        pairs, unpaired = pair_rows(t, ref)
-        note = f"Not paired: {'; '.join(unpaired)}.\n" if unpaired else ""
-        if not pairs:
-            sections.append(head + f"No encoder of {t.language} pairs with a {reference} "
-                            f"encoder, so there is no relative figure. {note}")  # fmt: skip
-            continue
-        stem = _stem("relative", t, multi, t.language)
-        body, counts = _relative_figure(t, ref, pairs, out / f"{stem}.png", reference, stats)
-        key = (t.dataset, t.classifier, t.setting_key())
-        found.setdefault(key, (t, []))[1].append((t.language, *counts))
-        how = "; ".join(f"{p.label}: by {p.how}" for p in pairs)
-        sections.append(head + f"![{t.language} relative to {reference}]({stem}.png)\n\n"
-                        f"{body}\nPairs: {how}. {note}{left_out_note(t, ref)}")  # fmt: skip
-        written.append(out / f"{stem}.png")
-    page.answer += [_answer(page, t, reference, rows) for t, rows in found.values()]
-    (page.tables if many else page.first).extend(sections)
-    return written
-
-
-def _answer(page: Page, t: Table, reference: str, rows: list[tuple[str, int, int, int]]) -> str:
-    """``de − en (sample, mlp): 1 of 18 differences significant (Holm, α = 0.05); 11 cells at
-    chance.``: the counts of the figures' tables, summed over the languages of one group."""
-    sig, m, chance = (sum(r[i] for r in rows) for i in (2, 1, 3))
-    who = rows[0][0] if len(rows) == 1 else f"{len(rows)} languages"
-    sub = {k: t.setting.get(k) for k in page.varying if k in t.setting}
-    what = ", ".join([t.dataset, t.classifier] + ([setting_label(sub)] if sub else []))
-    within = "" if len(rows) == 1 else " within each language"
-    return (
-        f"{who} − {reference} ({what}): {sig} of {m} differences significant (Holm"
-        f"{within}, α = 0.05); {chance} cell{'' if chance == 1 else 's'} at chance."
-    )
-
-
-def _relative_figure(t, ref, pairs, png, reference, stats) -> tuple[str, tuple[int, int, int]]:
-    """Draw the difference heatmap (grey where not significant); return the Markdown table of
-    differences with intervals and (comparisons, significant, at chance)."""
-    from xprobe.report import plots
-    from xprobe.report.compare import chance_note, relative_cells, relative_selectivity
-    from xprobe.report.mdl_md import relative_mdl
-
-    tasks = [x for x in t.tasks if x in ref.tasks]
-    d = relative_cells(t, ref, pairs, tasks, stats)
-    m, n_sig, text = d.comparisons, d.significant, d.text
-    sub = [[_small_n(t.rows[p.row][1][t.tasks.index(x)]) for x in tasks] for p in pairs]
-    plots.heatmap(d.values, [p.label for p in pairs], tasks, png,
-                  f"{t.language} − {reference} accuracy (points), {t.classifier}",
-                  diverging=True, sub=sub, muted=d.ns, legend=plots.GREY)  # fmt: skip
-    md = md_table(["encoder", *tasks], [[p.label, *r] for p, r in zip(pairs, text, strict=True)])
-    sel = relative_selectivity(t, ref, pairs, tasks, stats) + relative_mdl(t, ref, pairs, tasks)
-    exact = any("(e)" in c for row in text for c in row)
-    chance = chance_note(t, ref, tasks, d)
-    return (f"{md}\nDifferences in points with 95% intervals, each for its own comparison (not "
-            f"adjusted for the {m} comparisons: an interval may exclude 0 in a cell marked `ns`); "
-            f"{m} comparisons, Holm-corrected at α = 0.05: {n_sig} significant (`ns` and "
-            "grey cells are not)." + chance + (f" `(e)`: fewer than {MIN_TEST} test items "
-            "on a side: Newcombe's score interval and Fisher's exact test on the hit counts "
-            "instead of the normal approximation." if exact else "") + "\n" + sel,
-            (m, n_sig, d.marked))  # fmt: skip
-
-
-def _small_n(cell: list[Experiment]) -> str:
-    if len(cell) != 1:
-        return ""
-    n = int(cell[0].get("n_test", 0))
-    return f"n={n}" if 0 < n < SMALL_N_TEST else ""
-
-
 def _table1_all(tables, out, sections, varying: list[str]) -> list[Path]:
-    multi = _multi(tables)
+    multi = multi_settings(tables)
     written = []
     done = set()
     for t in tables:
@@ -402,7 +219,7 @@ def _table1_all(tables, out, sections, varying: list[str]) -> list[Path]:
             continue
         done.add(key)
         rows = table1(tables, *key)
-        stem = _stem("table1", t, multi)
+        stem = file_stem("table1", t, multi)
         body = [[task, f"{100 * m:.1f}", f"{100 * s:.1f}" if n > 1 else "", str(n)]
                 for task, m, s, n in rows]  # fmt: skip
         md = write_table(out, stem, ["task", "mean (%)", "std (points)", "n"], body)
@@ -448,7 +265,7 @@ def _xnli(tables, xnli, out, sections) -> list[Path]:
     from xprobe.report.xnli import spearman_grid
 
     written = []
-    multi = _multi(tables)
+    multi = multi_settings(tables)
     for tabs, langs, tasks, rho, reasons in spearman_grid(tables, xnli):
         t = tabs[0]
         head = f"## {t.dataset} / {t.classifier}: Spearman ρ, probing vs XNLI\n\n"
@@ -456,7 +273,7 @@ def _xnli(tables, xnli, out, sections) -> list[Path]:
         if np.all(np.isnan(rho)):
             sections.append(head + f"No figure: no language has a correlation.{why}\n")
             continue
-        stem = _stem("xnli_spearman", t, multi)
+        stem = file_stem("xnli_spearman", t, multi)
         body = [[lang] + ["" if np.isnan(v) else f"{v:.2f}" for v in row]
                 for lang, row in zip(langs, rho, strict=True)]  # fmt: skip
         md = write_table(out, stem, ["language", *tasks], body)

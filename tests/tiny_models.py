@@ -88,3 +88,16 @@ def build_tiny_lm(out: Path, sentences: list[str], seed: int = 0, steps: int = 1
         opt.step()
     model.eval().save_pretrained(out)
     return out
+
+
+def build_tiny_masked_lm(out: Path, seed: int = 0) -> Path:
+    """The tiny BERT's vocabulary with a masked-LM head (BertForMaskedLM), untrained: enough to
+    check that pseudo-log-likelihood is computed as defined."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    build_tiny_bert(out, seed)
+    torch.manual_seed(seed)
+    cfg = BertConfig.from_pretrained(out)
+    BertForMaskedLM(cfg).eval().save_pretrained(out)
+    return out

@@ -141,3 +141,34 @@ def test_the_bigram_control_never_sees_the_sentences_it_scores(
         # the model's counts are those of exactly these sentences (tokens and the end mark)
         assert sum(seen.unigrams.values()) == sum(len(t.split(" ")) + 1 for t in trained)
         assert {p.fold for p in items if p.good in trained} <= folds - {k}
+
+
+def test_a_masked_model_is_scored_by_pseudo_log_likelihood(tmp_path: Path) -> None:
+    """Each token masked alone, its log-probability summed (special tokens not scored), batched
+    across sentences as one would loop over them by hand."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from tests.tiny_models import build_tiny_masked_lm
+
+    model_dir = build_tiny_masked_lm(tmp_path / "mlm")
+    texts = ["the cat sat on the mat .", "the cats sits", "he said hello today"]
+    lm = load_lm(f"hf:{model_dir}", device="cpu", batch_size=5, cache=None)
+    assert lm.kind == "masked"
+    got = lm.score(texts)
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForMaskedLM.from_pretrained(model_dir).eval()
+    for text, score in zip(texts, got, strict=True):
+        ids = tok(text)["input_ids"]
+        total, n = 0.0, 0
+        for i, t in enumerate(ids):
+            if t in tok.all_special_ids:
+                continue
+            masked = list(ids)
+            masked[i] = tok.mask_token_id
+            with torch.no_grad():
+                logits = model(torch.tensor([masked])).logits[0, i]
+            total += float(torch.log_softmax(logits.double(), dim=-1)[t])
+            n += 1
+        assert score.tokens == n
+        assert math.isclose(score.logprob, total, abs_tol=1e-4), text

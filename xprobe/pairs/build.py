@@ -75,6 +75,7 @@ def build_pairs(
                 phenomena[name] = _na("corpus", f"{task} was not extracted in this folder")
                 continue
             pairs = list(perturbed_pairs(folder, task, label, gold))
+            lines = {k: v["total"] for k, v in entry.get("written", {}).items()}
         else:
             pairs, na = _agreement(name, gold, prof, subj_split, m["seed"], lang)
             if na is not None:
@@ -82,6 +83,8 @@ def build_pairs(
                 continue
         what = "" if task else f" ({AGREEMENT_SOURCE % FEATURES[name]})"
         phenomena[name] = _write(out, name, pairs, floor, what)
+        if task and "file" in phenomena[name]:  # where its items sit in the task file
+            phenomena[name].update(task=task, task_lines=lines)
     manifest = {
         "language": lang,
         "variant": m.get("variant", ""),

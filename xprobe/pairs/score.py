@@ -81,6 +81,7 @@ def score_folder(
                             "na_kind": entry["kind"]})  # fmt: skip
             continue
         pairs = list(read_pairs(pairs_path(folder, name)))
+        base.update(task=entry.get("task", ""), task_lines=entry.get("task_lines", {}))
         scorers: list[tuple[str, str, str, Scorer]] = []
         if model is not None:
             scorers.append((model.name, model.identity, model.kind, model))

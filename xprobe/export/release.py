@@ -242,6 +242,7 @@ def _language(code: str, d: Path, tmp: Path, profiles: Any) -> dict[str, Any]:
         "seed": manifest.get("seed"),
         "protocol": str(protocol),
         "treebank_mode": bool(tb),
+        "sizes_asked": manifest.get("sizes") if not tb else None,
         "ratio": tb.get("ratio"),
         "floor": tb.get("floor") if protocol.cv else {"test_lines": tb.get("min_test")},
         "lengths": {

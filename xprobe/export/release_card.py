@@ -143,13 +143,26 @@ def _made(info: dict[str, Any]) -> list[str]:
         if info.get("ud_version")
         else ("not recorded (the release folder's name carries none; `--ud-version` names it)")
     )
+    how = (
+        "`xprobe extract --treebank`, gold annotation, no parsing"
+        if all(x["treebank_mode"] for x in langs)
+        else "`xprobe extract`; treebank mode for: "
+        + _e(", ".join(x["code"] for x in langs if x["treebank_mode"]) or "none")
+    )
     out = [
         f"- Universal Dependencies release: {ud}",
-        f"- sets extracted by xprobe {_e(info['xprobe_version'])} (`xprobe extract --treebank`, "
-        f"gold annotation, no parsing); this folder built by xprobe {_e(info['release_builder'])}",
+        f"- sets extracted by xprobe {_e(info['xprobe_version'])} ({how}); this folder built by "
+        f"xprobe {_e(info['release_builder'])}",
         f"- seed: {_e(', '.join(seeds))}; protocol: {_e(', '.join(protocols))}",
     ]
-    for lang in langs[:1]:
+    for lang in (x for x in langs if not x["treebank_mode"]):
+        asked = lang.get("sizes_asked") or {}
+        sizes = "/".join(_e(asked.get(s, "?")) for s in ("tr", "va", "te"))
+        out.append(
+            f"- {_e(lang['code'])}: sizes asked of every task (train/validation/test) "
+            f"{sizes}; the lines written are in the table of configurations"
+        )
+    for lang in [x for x in langs if x["treebank_mode"]][:1]:
         ratio = "/".join(_e(r) for r in lang.get("ratio") or ["?"])
         floor = lang.get("floor") or {}
         if lang["protocol"].startswith("cv"):

@@ -24,6 +24,7 @@ Examples:
   xprobe report results/all.jsonl --out report/ --reference-lang en --xnli xnli.tsv
   xprobe report results/*.jsonl --out report/ --html
   xprobe report results/all.jsonl --out report/ --coverage coverage/coverage.json --html
+  xprobe report results/all.jsonl --out report/ --pairs results/pairs.jsonl
 """
 
 from __future__ import annotations
@@ -54,6 +55,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(figures embedded, sortable tables; opens offline in any browser)",
     )
     p.add_argument(
+        "--pairs",
+        metavar="SCORES.jsonl",
+        help="minimal-pair scores (`xprobe score`): a section sets each language model's "
+        "preference beside the probes' accuracy on the same items (encoded, and used?)",
+    )
+    p.add_argument(
         "--coverage",
         metavar="COVERAGE.json",
         help="open the report with this coverage of languages x tasks (written by the ud "
@@ -81,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     reference = args.reference_lang or "en"
     if args.reference_lang is not None:
         check_reference(records, reference, "--reference-lang")
-    paths = write_report(records, args.out, reference, args.xnli, args.coverage)
+    paths = write_report(records, args.out, reference, args.xnli, args.coverage, args.pairs)
     if args.html:
         from xprobe.report.html import write_html
 

@@ -123,11 +123,14 @@ def write_report(
     reference: str = "en",
     xnli: str | os.PathLike[str] | None = None,
     coverage: str | os.PathLike[str] | None = None,
+    pairs: str | os.PathLike[str] | None = None,
 ) -> list[Path]:
     """Write every table and figure for ``records`` into ``out_dir``; return the paths written.
     Records of two or more languages, none of them ``reference``, are an error. ``coverage``:
-    a ``coverage.json`` (:mod:`xprobe.report.coverage`) whose grid the report opens with."""
+    a ``coverage.json`` (:mod:`xprobe.report.coverage`) whose grid the report opens with;
+    ``pairs``: ``xprobe score``'s records, set beside the probes (:mod:`xprobe.report.pairs`)."""
     records = list(records)
+    raw = records
     if len({r.get("language") for r in records}) > 1:
         check_reference(records, reference, "reference language")
     # names are text: escaped once here for every table, heading and note (CSV: unescaped)
@@ -159,6 +162,12 @@ def write_report(
         written += _xnli(tables, acc, out, page.more)
     written += _stability(records, out, page.more)
     written += write_layer_report(records, out, reference, page.more)  # records with a layer
+    if pairs is not None:
+        from xprobe.report.pairs import pairs_section, read_pair_records
+
+        lines, files = pairs_section(read_pair_records(pairs), raw, out)
+        page.more += lines
+        written += files
     title = "# Probing report: " + ", ".join(sorted({t.dataset for t in tables})) + "\n"
     answer = "\n\n".join(page.answer) or no_answer(tables, reference)
     sections = [title, answer + "\n", *page.first, *page.tables, *page.more,

@@ -56,14 +56,16 @@ def all_steps(ctx: Any) -> list[Step]:
         steps += _from(f"[mappings.{name}]", _mapping(ctx, name, m))
     probes = _probes(ctx, codes, probe_flags(ctx, treebanks))
     steps += probes
-    steps += pair_steps(ctx, treebanks)  # before the report, which reads their scores
+    scoring = pair_steps(ctx, treebanks)  # before the report, which reads their scores
+    steps += scoring
     # the coverage first: the report opens with it and copies it beside itself (a step's
     # folder is emptied when it runs again, so the coverage step writes its own)
     cov = coverage_step(ctx, treebanks, "coverage" if probes else "report") if treebanks else None
     if cov is not None:
         steps.append(cov)
     if probes:
-        steps.append(_report(ctx, [s.outputs[0] for s in probes], cov))
+        scores = next((s for s in scoring if s.name == "score-pairs"), None)
+        steps.append(_report(ctx, [s.outputs[0] for s in probes], cov, scores))
     if treebanks and data["treebanks"]["export"]:
         steps += export_steps(ctx, [s.name.removeprefix("treebank-") for s in treebanks])
         steps.append(release_step(ctx, treebanks))
@@ -354,7 +356,9 @@ def _spec(ctx: Any, where: str, text: str):
         return None
 
 
-def _report(ctx: Any, results: list[str], coverage: Step | None = None) -> Step:
+def _report(
+    ctx: Any, results: list[str], coverage: Step | None = None, pairs: Step | None = None
+) -> Step:
     """The report over every probe step's records: report.md and report.html (every study
     writes both), opening with the coverage grid where the study has one."""
     out, report = ctx.out, ctx.data["report"]
@@ -364,6 +368,8 @@ def _report(ctx: Any, results: list[str], coverage: Step | None = None) -> Step:
         argv += ["--xnli", f]
     if coverage is not None:
         argv += ["--coverage", next(o for o in coverage.outputs if o.endswith(".json"))]
+    if pairs is not None:
+        argv += ["--pairs", pairs.outputs[0]]
     argv += flags({**report["options"], "html": True})
     action = call("merge_and_report", results=results, merged=merged, argv=argv)
     return Step("report", "report", action, (merged, folder), origin="[report]")

@@ -74,19 +74,24 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     return dev, probing, pairs
 
 
-def test_agreement_pairs_agree_with_gold(built: tuple[Path, Path, Path]) -> None:
-    dev, _, pairs = built
-    gold = read_gold(dev)
+def read_golds(paths: list[Path]) -> dict[tuple[str, int], list[list[str]]]:
+    return {(str(p), line): rows for p in paths for line, rows in read_gold(p).items()}
+
+
+def check_agreement(pairs: Path, golds: dict[tuple[str, int], list[list[str]]]) -> int:
+    """Every agreement pair of ``pairs`` against the gold trees; returns how many."""
     attested: dict[tuple[str, str, frozenset], set[str]] = defaultdict(set)
-    for rows in gold.values():
+    for rows in golds.values():
         for r in rows:
             if r[0].isdigit():
                 attested[(r[2], r[3], frozenset(feats(r[5]).items()))].add(r[1])
     checked = 0
-    for name in ("agreement_number", "agreement_person"):
+    for name in ("agreement_number", "agreement_person", "agreement_gender"):
+        if not (pairs / f"{name}.tsv").exists():
+            continue
         feature = name.split("_")[1].title()
         for p in read_pairs(pairs / f"{name}.tsv"):
-            rows = gold[p.line]
+            rows = golds[(p.source, p.line)]
             good, bad = surface(rows), p.bad.split(" ")
             assert p.good == " ".join(good)
             diff = [i for i, (g, b) in enumerate(zip(good, bad, strict=True)) if g != b]
@@ -109,12 +114,13 @@ def test_agreement_pairs_agree_with_gold(built: tuple[Path, Path, Path]) -> None
                 diff[0] == 0 and form[0].lower() + form[1:] in attested[(verb[2], verb[3], changed)]
             ), (p, verb)
             checked += 1
-    assert checked > 100
+    return checked
 
 
-def test_perturbation_pairs_are_their_task_lines(built: tuple[Path, Path, Path]) -> None:
-    dev, probing, pairs = built
-    gold = read_gold(dev)
+def check_perturbations(
+    probing: Path, pairs: Path, golds: dict[tuple[str, int], list[list[str]]]
+) -> int:
+    """Every perturbation pair against its task file and its gold sentence; returns how many."""
     manifest = json.loads((pairs / "manifest.json").read_text())
     seen = 0
     for name, (task, label) in PHENOMENA.items():
@@ -127,9 +133,19 @@ def test_perturbation_pairs_are_their_task_lines(built: tuple[Path, Path, Path])
         for p in pairs_of:
             split, lab, text = lines[p.item - 1].split("\t", 2)
             assert (split, lab, text) == (p.split, label, p.bad)
-            assert p.good == " ".join(surface(gold[p.line])) != p.bad
+            assert p.good == " ".join(surface(golds[(p.source, p.line)])) != p.bad
             seen += 1
-    assert seen > 100
+    return seen
+
+
+def test_agreement_pairs_agree_with_gold(built: tuple[Path, Path, Path]) -> None:
+    dev, _, pairs = built
+    assert check_agreement(pairs, read_golds([dev])) > 100
+
+
+def test_perturbation_pairs_are_their_task_lines(built: tuple[Path, Path, Path]) -> None:
+    dev, probing, pairs = built
+    assert check_perturbations(probing, pairs, read_golds([dev])) > 100
 
 
 def test_pairs_are_byte_identical_when_rebuilt(
@@ -157,3 +173,29 @@ def test_what_gives_no_pairs_is_na_with_its_kind(
         if name != "agreement_gender" and e["kind"] == "corpus" and " pairs" in e["reason"]:
             assert "needs 100000 (--min-pairs" in e["reason"], e
     assert not list((tmp_path / "p").glob("*.tsv"))
+
+
+@pytest.mark.slow
+def test_the_pairs_of_the_23_shared_treebanks_agree_with_gold(tmp_path: Path) -> None:
+    """Every shared treebank's dev and test files extracted (treebank mode, cv:5), its pairs
+    built with its shipped profile, and every pair checked against gold and its task file; the
+    coverage (pairs per language and phenomenon) is printed for the record."""
+    root = shared_path("data", "ud")
+    coverage = {}
+    for lang_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        files = sorted(p for p in lang_dir.glob("*.conllu") if "-train" not in p.name)
+        if not files:
+            continue
+        lang = lang_dir.name
+        probing, pairs = tmp_path / "probing" / lang, tmp_path / "pairs" / lang
+        argv = ["extract", "--treebank", "--protocol", "cv:5", "--lang", lang, "--out",
+                str(probing), "--no-progress", *map(str, files)]  # fmt: skip
+        assert main(argv) == 0, lang
+        assert main(["pairs", str(probing), "--out", str(pairs)]) == 0, lang
+        golds = read_golds(files)
+        check_agreement(pairs, golds)
+        check_perturbations(probing, pairs, golds)
+        phen = json.loads((pairs / "manifest.json").read_text())["phenomena"]
+        coverage[lang] = {k: e.get("pairs", f"n/a ({e.get('kind')})") for k, e in phen.items()}
+    assert len(coverage) == 23
+    print(json.dumps(coverage, indent=1))

@@ -100,9 +100,35 @@ def test_report_pairs_flag_adds_the_section_with_names_as_text(
     md = (out / "report.md").read_text()
     assert "## Minimal pairs: encoded, and used?" in md
     assert hostile not in md and "![x](" not in md  # escaped: text, never an image or a cell
-    table = [x for x in md.splitlines() if x.startswith("| en | bigram_shift |")]
-    assert table and all(x.count("|") - x.count("\\|") == table[0].count("|") - table[0].count(
-        "\\|") for x in table)  # fmt: skip
+    header = None
+    for line in md.splitlines():  # every row has its table header's number of cells
+        if line.startswith("| language |"):
+            header = line.count("|") - line.count("\\|")
+        elif line.startswith("| en | bigram_shift |"):
+            assert line.count("|") - line.count("\\|") == header, line
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"kind": "probe"}\n')
     assert main(["report", str(results), "--out", str(out), "--pairs", str(bad)]) == 2
+
+
+def test_scorers_are_compared_on_the_same_pairs(
+    produced: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The model against the bigram control: the difference of their accuracies, and the sign
+    test's p over the pairs where their verdicts differ, recomputed here by hand."""
+    from math import comb
+
+    results, scores = produced
+    pairs = _read(scores)
+    pairs_section(pairs, _read(results), tmp_path, "en")
+    rows = list(csv.reader((tmp_path / "pairs_compared.csv").read_text().splitlines()))
+    row = next(r for r in rows if r[1] == "bigram_shift" and r[2] == "tiny-lm − bigram")
+    lm, bigram = (next(p for p in pairs if p["phenomenon"] == "bigram_shift"
+                       and p.get("normalisation") == "sum" and p["scorer"] == s)
+                  for s in ("tiny-lm", "bigram"))  # fmt: skip
+    assert row[3] == f"{100 * (lm['value'] - bigram['value']):+.1f}"
+    diff = [a - b for a, b in zip(lm["correct"], bigram["correct"], strict=True)]
+    pos, neg = sum(d > 0 for d in diff), sum(d < 0 for d in diff)
+    p = min(1.0, 2 * sum(comb(pos + neg, k) for k in range(min(pos, neg) + 1)) / 2 ** (pos + neg))
+    holm_p = float(row[4].split("=")[1].split()[0])
+    assert holm_p >= p - 1e-9  # Holm only raises a p

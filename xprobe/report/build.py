@@ -165,7 +165,7 @@ def write_report(
     if pairs is not None:
         from xprobe.report.pairs import pairs_section, read_pair_records
 
-        lines, files = pairs_section(read_pair_records(pairs), raw, out)
+        lines, files = pairs_section(read_pair_records(pairs), raw, out, reference)
         page.more += lines
         written += files
     title = "# Probing report: " + ", ".join(sorted({t.dataset for t in tables})) + "\n"

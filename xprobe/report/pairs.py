@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from xprobe.report.md import escape_records, write_table
-from xprobe.report.stats import ALPHA, holm, sign_test, wilson
+from xprobe.report.md import escape, escape_records, write_table
+from xprobe.report.stats import ALPHA, holm, newcombe, sign_test, wilson
 
 __all__ = ["pairs_section", "read_pair_records"]
 
@@ -92,7 +92,10 @@ def _encoded(record: dict[str, Any], majority: float | None) -> bool:
 
 
 def pairs_section(
-    pair_records: list[dict[str, Any]], probe_records: list[dict[str, Any]], out: Path
+    pair_records: list[dict[str, Any]],
+    probe_records: list[dict[str, Any]],
+    out: Path,
+    reference: str = "en",
 ) -> tuple[list[str], list[Path]]:
     """The report's lines on the minimal pairs, and the tables it wrote into ``out``. Names
     (languages, phenomena, models, encoders) are text: escaped in the Markdown."""
@@ -158,12 +161,60 @@ def pairs_section(
         "",
         md,
     ]
+    compared = _comparisons(cells, keys, [*models, *controls[:1]], escape(reference), out)
+    if compared:
+        written += [out / "pairs_compared.md", out / "pairs_compared.csv"]
+        lines += [
+            "### Models against each other, and languages against the reference",
+            "",
+            "Differences in points. Between scorers, on the same pairs: the exact sign test over "
+            "the pairs where their verdicts differ (Holm over the table). Between a language and "
+            f"{escape(reference)}, on different pairs: Newcombe's 95 % interval of the difference; "
+            "`*`: it excludes 0.",
+            "",
+            compared,
+        ]
     if layers and models:
         layer_md = _layer_table(layers, cells, keys, models, out)
         written += [out / "pairs_layers.md", out / "pairs_layers.csv"]
         lines += ["### The probe's layer curve on the pairs' items, beside each model", "",
                   layer_md]  # fmt: skip
     return lines, written
+
+
+def _comparisons(cells, keys, scorers: list[str], reference: str, out: Path) -> str:
+    """Scorer against scorer on the same pairs (sign test, Holm), and each language against
+    ``reference`` per scorer and phenomenon (Newcombe's interval)."""
+    rows: list[list[str]] = []
+    tests: list[tuple[int, float]] = []
+    for lang, ph in keys:
+        for i, a in enumerate(scorers):
+            for b in scorers[i + 1 :]:
+                ra, rb = cells.get((lang, ph, a)), cells.get((lang, ph, b))
+                if ra is None or rb is None:
+                    continue
+                diff = np.array(ra["correct"]) - np.array(rb["correct"])
+                tests.append((len(rows), sign_test(diff)))
+                rows.append([lang, ph, f"{a} − {b}", _signed(ra["value"] - rb["value"]), ""])
+        for a in scorers:
+            mine, ref = cells.get((lang, ph, a)), cells.get((reference, ph, a))
+            if lang == reference or mine is None or ref is None:
+                continue
+            lo, hi = newcombe(mine["value"], mine["n"], ref["value"], ref["n"])
+            star = " *" if lo > 0 or hi < 0 else ""
+            rows.append([lang, ph, f"{a}: {lang} − {reference}",
+                         f"{_signed(mine['value'] - ref['value'])}{star}",
+                         f"[{_signed(lo)}, {_signed(hi)}]"])  # fmt: skip
+    if not rows:
+        return ""
+    for (k, _), p in zip(tests, holm([p for _, p in tests]), strict=True):
+        rows[k][4] = f"p = {p:.3g}" + (" *" if p < ALPHA else "")
+    header = ["language", "phenomenon", "comparison", "difference", "interval or p (Holm)"]
+    return write_table(out, "pairs_compared", header, rows)
+
+
+def _signed(x: float) -> str:
+    return f"{100 * x:+.1f}"
 
 
 def _verdict(encoded: bool | None, used: bool) -> str:

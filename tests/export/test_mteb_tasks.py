@@ -130,7 +130,10 @@ def test_mteb_scores_xprobe_tasks_with_its_own_evaluator(tmp_path: Path, monkeyp
     records = []
     for code in ("en", "de"):
         res = tmp_path / f"xprobe-{code}.jsonl"
-        argv = ["probe", "--encoder", f"st:{_minilm()}", "--data", str(out / "probing" / code),
+        # st: is the sentence-transformers pipeline (its pooling and normalisation); layer 6,
+        # the last, is the embedding mteb scores
+        argv = ["probe", "--encoder", f"st:{_minilm()}[layers=6]", "--data",
+                str(out / "probing" / code),
                 "--out", str(res), "--lang", code, "--tasks", *TASKS, "--classifier", "lr",
                 "--device", "cpu"]  # fmt: skip
         assert main(argv) == 0

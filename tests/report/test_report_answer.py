@@ -199,3 +199,16 @@ def test_layer_csv_is_csv(tmp_path: Path) -> None:
     with open(tmp_path / "layers_relative_xprobe_lr_hf-tiny_de.csv", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert rows == md and any("," in c for r in rows for c in r)
+
+
+def test_a_relative_figure_keeps_a_task_that_does_not_apply(ud5: Path) -> None:
+    """de's CoordInv is n/a: its column stays in the figure's table, n/a with its mark, and
+    is no comparison in the answer's count."""
+    text = (ud5 / "report.md").read_text(encoding="utf-8")
+    body = dict(sections(text))["de relative to en (ud, mlp)"]
+    header, row = md_rows(body[body.index("\n|") :].split("\n\n")[0])[:2]
+    cell = row[header.index("CoordInv")]
+    assert cell.startswith("n/a") and len(cell) > 3, row
+    reasons = dict(sections(text))["Tasks that do not apply"]
+    assert f"| {cell[3:]} | ud | de | CoordInv | corpus |" in reasons
+    assert "not checked against chance" not in body

@@ -15,14 +15,14 @@ from xprobe.report.group import Experiment, setting_label
 from xprobe.report.md import md_table
 from xprobe.report.page import Page, file_stem, heading, multi_settings
 from xprobe.report.stats import MIN_TEST
-from xprobe.report.tables import Table
+from xprobe.report.tables import Table, order_tasks
 
 __all__ = ["SMALL_N_TEST", "answer_sentence", "no_answer", "relative_figures"]
 
 SMALL_N_TEST = 1000  # heatmap cells with fewer test items show their n_test
 
 
-def relative_figures(tables, out, reference, page: Page, stats, many: bool) -> list[Path]:
+def relative_figures(tables, out, reference, page: Page, stats, many: bool, na) -> list[Path]:
     """The relative figures (first on the page unless it covers many languages, whose grids
     open it) and the answer: per group of tables, how many differences are significant."""
     from xprobe.report.relative import left_out_note, pair_rows, reference_table
@@ -45,7 +45,7 @@ def relative_figures(tables, out, reference, page: Page, stats, many: bool) -> l
                             f"encoder, so there is no relative figure. {note}")  # fmt: skip
             continue
         stem = file_stem("relative", t, multi, t.language)
-        body, counts = _relative_figure(t, ref, pairs, out / f"{stem}.png", reference, stats)
+        body, counts = _relative_figure(t, ref, pairs, out / f"{stem}.png", stats, na)
         key = (t.dataset, t.classifier, t.setting_key())
         found.setdefault(key, (t, []))[1].append((t.language, *counts))
         how = "; ".join(f"{p.label}: by {p.how}" for p in pairs)
@@ -71,24 +71,33 @@ def answer_sentence(page: Page, t: Table, reference: str, rows: list[tuple]) -> 
     )
 
 
-def _relative_figure(t, ref, pairs, png, reference, stats) -> tuple[str, tuple[int, int, int]]:
-    """Draw the difference heatmap (grey where not significant); return the Markdown table of
-    differences with intervals and (comparisons, significant, at chance)."""
+def _relative_figure(t, ref, pairs, png, stats, na) -> tuple[str, tuple[int, int, int]]:
+    """Draw the difference heatmap (grey where not significant, a task n/a on either side
+    kept as n/a); return the Markdown table of differences with intervals and (comparisons,
+    significant, at chance)."""
     from xprobe.report import plots
     from xprobe.report.compare import chance_note, relative_cells, relative_selectivity
     from xprobe.report.mdl_md import relative_mdl
 
-    tasks = [x for x in t.tasks if x in ref.tasks]
+    common = [x for x in t.tasks if x in ref.tasks]
+    marks = {x: na.mark(t.dataset, t.language, x) or na.mark(t.dataset, ref.language, x)
+             for x in order_tasks({x for ds, _, x in na.cells if ds == t.dataset})}  # fmt: skip
+    tasks = order_tasks(set(common) | {x for x, mark in marks.items() if mark})
     d = relative_cells(t, ref, pairs, tasks, stats)
-    m, n_sig, text = d.comparisons, d.significant, d.text
-    sub = [[_small_n(t.rows[p.row][1][t.tasks.index(x)]) for x in tasks] for p in pairs]
+    m, n_sig = d.comparisons, d.significant
+    text = [[c or marks.get(x) or "" for c, x in zip(row, tasks, strict=True)] for row in d.text]
+    sub = [[_small_n(t.rows[p.row][1][t.tasks.index(x)]) if x in t.tasks else "" for x in tasks]
+           for p in pairs]  # fmt: skip
+    empty = [["n/a" if marks.get(x) else "–" for x in tasks] for _ in pairs]
+    legend = plots.GREY + ("\nn/a: the task does not apply (reasons: Tasks that do not apply)."
+                           if any(marks.get(x) for x in tasks) else "")  # fmt: skip
     plots.heatmap(d.values, [p.label for p in pairs], tasks, png,
-                  f"{t.language} − {reference} accuracy (points), {t.classifier}",
-                  diverging=True, sub=sub, muted=d.ns, legend=plots.GREY)  # fmt: skip
+                  f"{t.language} − {ref.language} accuracy (points), {t.classifier}",
+                  diverging=True, sub=sub, muted=d.ns, empty=empty, legend=legend)  # fmt: skip
     md = md_table(["encoder", *tasks], [[p.label, *r] for p, r in zip(pairs, text, strict=True)])
-    sel = relative_selectivity(t, ref, pairs, tasks, stats) + relative_mdl(t, ref, pairs, tasks)
+    sel = relative_selectivity(t, ref, pairs, common, stats) + relative_mdl(t, ref, pairs, common)
     exact = any("(e)" in c for row in text for c in row)
-    chance = chance_note(t, ref, tasks, d)
+    chance = chance_note(t, ref, common, d)
     return (f"{md}\nDifferences in points with 95% intervals, each for its own comparison (not "
             f"adjusted for the {m} comparisons: an interval may exclude 0 in a cell marked `ns`); "
             f"{m} comparisons, Holm-corrected at α = 0.05: {n_sig} significant (`ns` and "

@@ -154,7 +154,7 @@ def write_report(
         written += copy_coverage(coverage, out)
     written += _main_tables(tables, out, page, stats, na)
     written += _baselines(exps, out, page.tables, stats, na)
-    written += relative_figures(tables, out, reference, page, stats, many)
+    written += relative_figures(tables, out, reference, page, stats, many, na)
     written += _table1_all(tables, out, page.more, page.varying)
     written += _datasets_figures(tables, out, reference, page.more)
     if xnli is not None:

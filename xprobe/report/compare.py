@@ -44,6 +44,8 @@ MAJORITY = "majority"
 
 
 def _single(t: Table, row: int, task: str):
+    if task not in t.tasks:
+        return None
     cell = t.rows[row][1][t.tasks.index(task)]
     return cell[0] if len(cell) == 1 else None
 

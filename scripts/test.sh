@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Set up (scripts/setup.sh), lint, and run the test suite.
+# Set up (scripts/setup.sh test: every extra the tests use), lint, and run the test suite.
 # Usage: scripts/test.sh [--slow | --all] [pytest args...]
 #   default: the fast suite (under ~10 minutes on 2 cores); --slow: only the slow tests;
 #   --all: everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh test
 marker=(-m "not slow")
 case "${1:-}" in
   --slow) marker=(-m slow); shift ;;

@@ -159,7 +159,9 @@ class DaskExecutor:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise XProbeError("--scheduler needs dask[distributed] installed") from None
+            raise XProbeError(
+                "--scheduler needs Dask's distributed: pip install 'xprobe[cluster]'"
+            ) from None
         self._cluster = None
         if scheduler == "local":
             self._cluster = LocalCluster(

@@ -46,7 +46,9 @@ def connect(address: str, timeout: float | None = None) -> Any:
     try:
         from distributed import Client
     except ImportError:  # pragma: no cover - a dependency
-        raise XProbeError("--scheduler needs dask[distributed] installed") from None
+        raise XProbeError(
+            "--scheduler needs Dask's distributed: pip install 'xprobe[cluster]'"
+        ) from None
     seconds = CONNECT_SECONDS if timeout is None else timeout
     try:
         return Client(address, timeout=seconds)

@@ -212,3 +212,4 @@ def test_a_relative_figure_keeps_a_task_that_does_not_apply(ud5: Path) -> None:
     reasons = dict(sections(text))["Tasks that do not apply"]
     assert f"| {cell[3:]} | ud | de | CoordInv | corpus |" in reasons
     assert "not checked against chance" not in body
+    assert "CoordInv: no de result" not in body  # shown as n/a, not "left out"

@@ -45,12 +45,14 @@ def relative_figures(tables, out, reference, page: Page, stats, many: bool, na) 
                             f"encoder, so there is no relative figure. {note}")  # fmt: skip
             continue
         stem = file_stem("relative", t, multi, t.language)
+        gone = frozenset(x for ds, lang, x in na.cells
+                         if ds == t.dataset and lang in (t.language, reference))  # fmt: skip
         body, counts = _relative_figure(t, ref, pairs, out / f"{stem}.png", stats, na)
         key = (t.dataset, t.classifier, t.setting_key())
         found.setdefault(key, (t, []))[1].append((t.language, *counts))
         how = "; ".join(f"{p.label}: by {p.how}" for p in pairs)
         sections.append(head + f"![{t.language} relative to {reference}]({stem}.png)\n\n"
-                        f"{body}\nPairs: {how}. {note}{left_out_note(t, ref)}")  # fmt: skip
+                        f"{body}\nPairs: {how}. {note}{left_out_note(t, ref, gone)}")  # fmt: skip
         written.append(out / f"{stem}.png")
     page.answer += [answer_sentence(page, t, reference, rows) for t, rows in found.values()]
     (page.tables if many else page.first).extend(sections)

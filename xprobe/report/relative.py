@@ -125,11 +125,12 @@ def _why(label: str, name: str, teacher: str | None, ref_lang: str) -> str:
     )
 
 
-def left_out_note(t: Table, ref: Table) -> str:
+def left_out_note(t: Table, ref: Table, shown: frozenset[str] = frozenset()) -> str:
     """A note naming the tasks of either table that the other lacks (e.g. a task the probe did
-    not score in the reference language: X-Probe's English TreeDepth, whose te is a copy of va)."""
-    sides = (([x for x in t.tasks if x not in ref.tasks], ref.language),
-             ([x for x in ref.tasks if x not in t.tasks], t.language))  # fmt: skip
+    not score in the reference language: X-Probe's English TreeDepth, whose te is a copy of va),
+    but those ``shown`` in the figure as n/a."""
+    sides = (([x for x in t.tasks if x not in {*ref.tasks, *shown}], ref.language),
+             ([x for x in ref.tasks if x not in {*t.tasks, *shown}], t.language))  # fmt: skip
     notes = [f"{', '.join(x)}: no {lang} result (not probed, or dropped when scoring; see the "
              "probe's warnings)" for x, lang in sides if x]  # fmt: skip
     return f"\nLeft out of this figure: {'; '.join(notes)}.\n" if notes else ""

@@ -93,13 +93,14 @@ def _from_records(paths: list[Path]) -> list[Cell]:
     tests = [r for r in records if r.get("split", "test") == "test"]
     cells = []
     # an n/a record of a layer-wise encoder has no layer: it stands for each of its layers
+    # (its encoder_id has no layer either: the encoder's name and classifier find its layers)
     layers: dict[tuple, set] = {}
     for r in tests:
         if not is_not_applicable(r) and r.get("layer") is not None:
-            layers.setdefault((r.get("encoder_id"), r.get("classifier")), set()).add(r["layer"])
+            layers.setdefault((r.get("encoder"), r.get("classifier")), set()).add(r["layer"])
     for r in (r for r in tests if is_not_applicable(r)):
         reason = f"{r.get('kind')}: {r['not_applicable']}" if r.get("kind") else r["not_applicable"]
-        for layer in sorted(layers.get((r.get("encoder_id"), r.get("classifier")), {None})):
+        for layer in sorted(layers.get((r.get("encoder"), r.get("classifier")), {None})):
             rec = {**r, "layer": layer}
             cells.append(Cell(_model(rec), _kind(rec), layer, str(r["language"]),
                               str(r["task"]), reason=str(reason)))  # fmt: skip

@@ -150,8 +150,9 @@ def read_results(paths: list[str | os.PathLike[str]]) -> list[Cell]:
             (jsonl if p.suffix == ".jsonl" else mteb).append(p)
             continue
         for f in sorted(x for x in p.rglob("*") if x.is_file()):
-            if f.suffix == ".jsonl" and f.name != "results.jsonl":  # a study's merged copy
-                jsonl.append(f)
+            in_mteb = len(f.parts) >= 4 and f.parts[-4] == "results"  # mteb's run_settings
+            if f.suffix == ".jsonl" and f.name != "results.jsonl" and not in_mteb:
+                jsonl.append(f)  # (results.jsonl: a study's merged copy of the others)
             elif _is_mteb(f):
                 mteb.append(f)
     cells = _from_records(jsonl) if jsonl else []

@@ -32,7 +32,7 @@ def test_tiny_test_split_is_warned(
         line = said[0]
         assert line.startswith("WARNING") and f"SentLen: only {te} test lines" in line, line
         assert "--sizes" in line and "20 asked" in line
-        assert manifest["warnings"] == [line.split(": ", 1)[1]]
+        assert [f"en: {w}" for w in manifest["warnings"]] == [line.split(": ", 1)[1]]  # + language
 
 
 def test_default_sizes_on_a_treebank_are_never_silent(

@@ -55,7 +55,7 @@ def test_task_starved_by_rarer_tasks_says_no_exclusive_would_fill_it(
     assert entry["applicable"] is False
     why = entry["reason"]
     assert "rarer" in why and "Picky" in why and "--no-exclusive would fill it" in why, why
-    said = [r.message for r in caplog.records if r.message.startswith("SentLen: ")]
+    said = [r.message for r in caplog.records if r.message.startswith("en: SentLen: ")]
     assert said and all("--no-exclusive would fill it" in line for line in said), said
     # and it would: without exclusivity the task is filled
     full = extract(config(tmp_path, "y", exclusive=False))

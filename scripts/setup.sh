@@ -33,8 +33,10 @@ if [ "$dry" = 1 ]; then
   exit 0
 fi
 PY=${PYTHON:-python3}
-PIPQ=()
-if [ "${XPROBE_SETUP_QUIET:-}" = 1 ]; then PIPQ=(-q); fi
+# --no-compile: Python compiles a module when it is first imported; pip would compile every
+# module of every package at install (a quarter of the demo's .venv: torch's tests, sympy...)
+PIPOPTS=(--no-compile)
+if [ "${XPROBE_SETUP_QUIET:-}" = 1 ]; then PIPOPTS+=(-q); fi
 step() { echo "setup: $*" >&2; }
 if [ ! -x .venv/bin/python ]; then
   step "[1/3] creating .venv with $PY"
@@ -47,7 +49,7 @@ fi
 if ! .venv/bin/python -c "import torch" 2>/dev/null; then
   step "[2/3] installing $TORCH (CPU build; about 200 MB, a minute or two)"
   # shellcheck disable=SC2086 # XPROBE_TORCH may hold pip options
-  .venv/bin/pip install "${PIPQ[@]}" $TORCH
+  .venv/bin/pip install "${PIPOPTS[@]}" $TORCH
 else
   step "[2/3] torch already installed"
 fi
@@ -74,10 +76,10 @@ if ! installed $extras || [ pyproject.toml -nt .venv/.xprobe-installed ]; then
   # the source-built fasttext distribution (before fasttext-modern) owns the same module
   if .venv/bin/pip show -q fasttext >/dev/null 2>&1; then
     step "[3/3] removing fasttext (replaced by fasttext-modern: the same module, a wheel)"
-    .venv/bin/pip uninstall "${PIPQ[@]}" -y fasttext
+    .venv/bin/pip uninstall -q -y fasttext
   fi
   step "[3/3] installing xprobe and its dependencies: pip install -e $spec (a few minutes)"
-  .venv/bin/pip install "${PIPQ[@]}" -e "$spec"
+  .venv/bin/pip install "${PIPOPTS[@]}" -e "$spec"
   touch .venv/.xprobe-installed
 else
   step "[3/3] xprobe already installed and up to date ($profile)"

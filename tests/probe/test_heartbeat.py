@@ -45,3 +45,18 @@ def test_a_probe_run_beats_with_its_language_and_tasks(tmp_path: Path, monkeypat
     assert beats, err
     assert all("probe baseline (en): " in x and " of 4 (task, classifier, seed) done, " in x
                and " of 2 tasks" in x for x in beats), beats  # fmt: skip
+
+
+def test_the_n_a_line_names_the_language(tmp_path: Path, capsys) -> None:
+    from tests.extract.test_treebank_cv import corpus
+    from xprobe.cli import main
+
+    data = tmp_path / "data"
+    assert main(["extract", "--lang", "en", "--out", str(data), "--treebank", "--protocol",
+                 "cv:10", "--tasks", "SentLen", "--param", "sentence_length.bins=5,13",
+                 "--no-progress", str(corpus(tmp_path / "c.conllu", 90))]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["probe", "--data", str(data), "--out", str(tmp_path / "r.jsonl"), "--cv", "10",
+                 "--classifier", "majority"]) == 0  # fmt: skip
+    said = [x for x in capsys.readouterr().err.splitlines() if "n/a: SentLen" in x]
+    assert said and all("xprobe.probe.harness: en: n/a: SentLen (corpus: " in x for x in said)

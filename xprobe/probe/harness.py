@@ -204,7 +204,7 @@ def _na_records(na: dict, ctx: Any, opts: ProbeOptions, data_dir: Any, out: Any)
     recs = na_records(na, opts.classifiers, BASELINES, fields, ctx.probed.id)
     if append_records(out, recs, replace=opts.force):
         shown = (f"{v[0]} ({na_text(v[1], v[2] if len(v) > 2 else '')})" for v in na.values())
-        log.info("n/a: %s", "; ".join(shown))
+        log.info("%s: n/a: %s", fields["language"], "; ".join(shown))
     return recs
 
 

@@ -213,3 +213,27 @@ def test_two_folders_of_one_language_are_refused(built, tmp_path: Path, capsys) 
     )
     assert "both hold language 'en'" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the statement first, the legal code of another licence quoted further down
+        ("distributed under the Creative Commons Attribution-ShareAlike 4.0 International "
+         "license\n...\nAttribution-NonCommercial-ShareAlike 4.0 ...", "cc-by-sa-4.0"),
+        ("Attribution-NonCommercial-\n   ShareAlike 3.0 Unported License", "cc-by-nc-sa-3.0"),
+        ("CC BY-SA 3.0", "cc-by-sa-3.0"),
+        ("see http://creativecommons.org/licenses/by-nc-sa/4.0/", "cc-by-nc-sa-4.0"),
+        ("All rights reserved by the authors.", "other"),
+        (None, "unknown"),
+    ],
+)  # fmt: skip
+def test_a_treebank_licence_is_what_its_file_states(tmp_path: Path, text, expected) -> None:
+    from xprobe.export.release import treebank_license
+
+    if text is not None:
+        (tmp_path / "LICENSE.txt").write_text(text, encoding="utf-8")
+    spdx, statement = treebank_license(tmp_path)
+    assert spdx == expected
+    flat = re.sub(r"-\s+", "-", " ".join((text or "").split()))
+    assert statement and (text is None or statement in flat)

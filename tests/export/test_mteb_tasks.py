@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import shared_path
-from tests.export.test_release import built  # noqa: F401  (the fixture)
+from tests.export.test_export_release import built  # noqa: F401  (the fixture)
 from xprobe.cli import main
 from xprobe.errors import XProbeError
 from xprobe.export.release import release_id

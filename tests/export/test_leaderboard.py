@@ -148,7 +148,7 @@ B.sort("mean");out.byMean=rows();B.sort("mean");out.byMeanDown=rows();
 B.filter({languages:["en"]});out.enCols=+b.dataset.cols;
 B.filter({tasks:["SentLen","Tense"]});out.twoCols=+b.dataset.cols;
 B.filter({kinds:["transformer"]});out.transformers=rows();
-B.filter({layer:"3"});out.layer3=rows();out.layer3Stable=
+B.filter({layer:"LAYER"});out.layer3=rows();out.layer3Stable=
 document.querySelector("#board tbody tr").cells[1].textContent;
 B.filter({languages:null,tasks:null,kinds:null,layer:"all"});out.fitsAfter=b.dataset.fits;
 b.setAttribute("data-probe",JSON.stringify(out));})();</script></body>"""
@@ -187,14 +187,15 @@ def test_chromium_renders_sorts_filters_and_fits_1400px(tmp_path: Path) -> None:
     dom, err = _browse(out, tmp_path, "--dump-dom")
     assert _console(err) == [] and 'data-ready="1"' in dom
     page = out.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="board-data">(.*?)</script>', page, re.S)[1])
+    layer = max(m["layer"] for m in data["models"] if m["layer"] is not None)
     probe = tmp_path / "probe.html"
-    probe.write_text(page.replace("</body>", PROBE), encoding="utf-8")
+    probe.write_text(page.replace("</body>", PROBE.replace("LAYER", str(layer))), "utf-8")
     dom, err = _browse(probe, tmp_path, "--dump-dom")
     assert _console(err) == []
     got = re.search(r'data-probe="([^"]*)"', dom)
     assert got is not None, dom[-2000:]
     p = json.loads(got[1].replace("&quot;", '"'))
-    data = json.loads(re.search(r'id="board-data">(.*?)</script>', page, re.S)[1])
     models = {m["name"]: m for m in data["models"]}
     assert sorted(p["first"]) == sorted(models) and p["fits"] == "true" == p["fitsAfter"]
     assert p["byMean"] == _by_mean(data, list(models)) and len(p["byMean"]) == len(models)
@@ -204,7 +205,7 @@ def test_chromium_renders_sorts_filters_and_fits_1400px(tmp_path: Path) -> None:
         1 for t in ("SentLen", "Tense") if any(c["l"] == "en" and c["t"] == t
                                                for c in data["cells"]))  # fmt: skip
     assert {models[m]["kind"] for m in p["transformers"]} == {"transformer"}
-    assert p["layer3"] and all(models[m]["layer"] == 3 for m in p["layer3"])
+    assert p["layer3"] and all(models[m]["layer"] == layer for m in p["layer3"])
     assert re.fullmatch(r"\d+%", p["layer3Stable"]), p["layer3Stable"]
     shot = tmp_path / "board.png"
     _, err = _browse(out, tmp_path, f"--screenshot={shot}")

@@ -24,6 +24,7 @@ ENTRIES = {
     ("mapping/student.py", "load"),
     ("mapping/xnli.py", "__post_init__"),
     ("nli/head.py", "__post_init__"),
+    ("pairs/lm.py", "load_lm"),
 }
 # the parser's entry points: only at the edge (or in an entry above)
 PARSE = {"parse", "student_spec"}

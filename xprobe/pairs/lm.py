@@ -22,10 +22,13 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from xprobe.errors import XProbeError
 from xprobe.files import write_json
+
+if TYPE_CHECKING:
+    from xprobe.encoders.encoder_spec import EncoderSpec
 
 __all__ = ["LanguageModel", "Score", "load_lm"]
 
@@ -152,26 +155,31 @@ class LanguageModel:
 
 
 def load_lm(
-    spec: str,
+    spec: str | EncoderSpec,
     kind: str = "auto",
     device: str = "auto",
     batch_size: int = 32,
     cache: Path | None = None,
 ) -> LanguageModel:
-    """Load the language model ``spec`` (``hf:DIR_OR_HUB_NAME`` or a directory); ``kind``:
-    ``causal``, ``masked`` or ``auto`` (from the model's configuration)."""
+    """Load the language model ``spec`` (``hf:DIR_OR_HUB_NAME[revision=...,name=...]``, parsed
+    once here); ``kind``: ``causal``, ``masked`` or ``auto`` (from the model's configuration)."""
     from xprobe.encoders.device import resolve_device
+    from xprobe.encoders.encoder_spec import EncoderSpec
     from xprobe.encoders.hfload import load_model
 
-    path = spec.removeprefix("hf:")
+    parsed = EncoderSpec.parse(spec)
+    if parsed.kind != "hf":
+        raise XProbeError(f"{parsed.shown}: a language model is hf:DIR or hf:HUB_NAME")
     if kind == "auto":
-        kind = _kind_of(path)
+        kind = _kind_of(parsed.path)
     if kind not in ("causal", "masked"):
-        raise XProbeError(f"{spec}: --kind must be causal, masked or auto, not {kind!r}")
+        raise XProbeError(f"{parsed.shown}: --kind must be causal, masked or auto, not {kind!r}")
     auto = "AutoModelForCausalLM" if kind == "causal" else "AutoModelForMaskedLM"
     dev = resolve_device(device)
-    loaded = load_model("hf", path, dev, auto=auto)
-    return LanguageModel(loaded, kind, dev, batch_size, cache)
+    loaded = load_model("hf", parsed.path, dev, parsed.revision, auto=auto)
+    lm = LanguageModel(loaded, kind, dev, batch_size, cache)
+    lm.name = parsed.name or lm.name  # what records call it; the cache keys on the model itself
+    return lm
 
 
 def _kind_of(path: str) -> str:

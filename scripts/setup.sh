@@ -63,12 +63,20 @@ from importlib import metadata
 
 from packaging.requirements import Requirement
 
-extras = ["", *sys.argv[1:]]
-for req in map(Requirement, metadata.requires("xprobe") or []):
-    if req.marker and not any(req.marker.evaluate({"extra": e}) for e in extras):
-        continue
-    if not req.specifier.contains(metadata.version(req.name), prereleases=True):
-        sys.exit(1)
+
+def check(name: str, extras: set[str]) -> None:
+    """Exit 1 unless every requirement of ``name`` with ``extras`` is satisfied (a requirement's
+    own extras too, e.g. dask[distributed]); a missing distribution raises."""
+    for req in map(Requirement, metadata.requires(name) or []):
+        if req.marker and not any(req.marker.evaluate({"extra": e}) for e in ["", *extras]):
+            continue
+        if not req.specifier.contains(metadata.version(req.name), prereleases=True):
+            sys.exit(1)
+        if req.extras:
+            check(req.name, req.extras)
+
+
+check("xprobe", set(sys.argv[1:]))
 EOF
 }
 # shellcheck disable=SC2086 # one extra a word

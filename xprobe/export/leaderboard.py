@@ -88,8 +88,20 @@ def _model(e: Any) -> str:
     return name
 
 
-def _from_records(paths: list[Path]) -> list[Cell]:
-    records = [r for p in paths for r in read_records(p)]
+def _read(path: Path, strict: bool) -> list[dict[str, Any]]:
+    """The records of a file; a file found in a folder that holds no probe records (a study's
+    minimal-pair scores, another tool's JSONL) is skipped with a warning."""
+    try:
+        return read_records(path)
+    except XProbeError as e:
+        if strict:
+            raise
+        log.warning("%s: not xprobe result records, skipped (%s)", path, str(e)[:120])
+        return []
+
+
+def _from_records(paths: list[Path], given: set[Path]) -> list[Cell]:
+    records = [r for p in paths for r in _read(p, p in given)]
     tests = [r for r in records if r.get("split", "test") == "test"]
     cells = []
     # an n/a record of a layer-wise encoder has no layer: it stands for each of its layers
@@ -155,7 +167,7 @@ def read_results(paths: list[str | os.PathLike[str]]) -> list[Cell]:
                 jsonl.append(f)  # (results.jsonl: a study's merged copy of the others)
             elif _is_mteb(f):
                 mteb.append(f)
-    cells = _from_records(jsonl) if jsonl else []
+    cells = _from_records(jsonl, {Path(p) for p in paths}) if jsonl else []
     for f in mteb:
         cells += _from_mteb(f)
     if not cells:

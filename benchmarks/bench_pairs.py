@@ -58,7 +58,8 @@ def model(work: Path, sides: list[str]) -> Path:
                                    unk_token="[UNK]")  # fmt: skip
     fast.save_pretrained(out)
     torch.manual_seed(0)
-    cfg = GPT2Config(vocab_size=len(vocab), n_positions=512, n_embd=384, n_layer=6, n_head=6)
+    cfg = GPT2Config(vocab_size=len(vocab), n_positions=512, n_embd=384, n_layer=6, n_head=6,
+                     bos_token_id=0, eos_token_id=0)  # fmt: skip
     GPT2LMHeadModel(cfg).eval().save_pretrained(out)
     return out
 

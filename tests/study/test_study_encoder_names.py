@@ -11,20 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from xprobe.cli import main
+from tests.study.test_study_set import _dry_run
 from xprobe.study import STUDIES_DIR
 
 HUB = "hf:sentence-transformers/all-MiniLM-L6-v2"
-
-
-def _dry_run(tmp: Path, capsys, *sets: str) -> tuple[int, list[str], str]:
-    argv = ["run", str(STUDIES_DIR / "sample.toml"), "--out", str(tmp / "s"), "--dry-run"]
-    for s in sets:
-        argv += ["--set", s]
-    code = main(argv)
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err
-    return code, [x for x in captured.err.splitlines() if x.startswith("ERROR")], captured.out
 
 
 @pytest.mark.parametrize("key", ["spec", "specs"], ids=["spec", "specs-per-language"])

@@ -51,12 +51,14 @@ def run(args: argparse.Namespace) -> int:
     from xprobe.files import atomic_write
     from xprobe.pairs.lm import load_lm
     from xprobe.pairs.score import score_folder
+    from xprobe.report.pairs import read_pair_records
 
     if args.batch_size < 1:
         raise XProbeError(f"--batch-size must be at least 1, not {args.batch_size}")
     if args.out.is_dir():
         raise XProbeError(f"{args.out}: is a folder; --out names the records file")
-    records = {_key(r): r for r in _read(args.out)}  # a rerun replaces a scorer's records
+    old = read_pair_records(args.out) if args.out.exists() else []
+    records = {_key(r): r for r in old}  # a rerun replaces a scorer's records
     cache = args.cache_dir or cache_dir()
     for k, spec in enumerate(args.model or [None]):
         lm = None if spec is None else load_lm(spec, args.kind, args.device, args.batch_size, cache)
@@ -77,18 +79,3 @@ def run(args: argparse.Namespace) -> int:
 
 def _key(r: dict) -> tuple:
     return (r.get("scorer_id", "n/a"), r["language"], r["phenomenon"], r.get("normalisation"))
-
-
-def _read(path: Path) -> list[dict]:
-    from xprobe.errors import InputError
-    from xprobe.files import read_lines
-
-    if not path.exists():
-        return []
-    found = []
-    for n, line in read_lines(path):
-        try:
-            found.append(json.loads(line))
-        except ValueError as e:
-            raise InputError(str(path), n, f"not a JSON record ({e})") from None
-    return found

@@ -20,7 +20,7 @@ import logging
 import os
 from pathlib import Path
 
-from xprobe.leftovers import pid_alive
+from xprobe.leftovers import pid_alive, temp_file_owner
 
 __all__ = ["clean_leftovers", "find_leftovers", "owner_alive"]
 
@@ -35,11 +35,9 @@ def _is_leftover(name: str) -> bool:
 
 def _owner(name: str) -> int | None:
     """The process id in a leftover's name, or None (an older name without one)."""
-    if name.startswith(".stdin."):  # .stdin.<pid>.<random>.conllu
-        pid = name.split(".")[2]
-    else:  # .<name>.<pid>.<random>.tmp
-        parts = name[: -len(".tmp")].rsplit(".", 2)
-        pid = parts[1] if len(parts) == 3 else ""
+    if not name.startswith(".stdin."):  # .<name>.<pid>.<random>.tmp (an atomic write's)
+        return temp_file_owner(name)
+    pid = name.split(".")[2]  # .stdin.<pid>.<random>.conllu
     return int(pid) if pid.isdigit() else None
 
 

@@ -88,6 +88,19 @@ class LanguageModel:
                 "shorter sentences, or a model with a longer context"
             )
 
+    def _forward(self, rows: list[list[int]], pad: int) -> tuple[Any, Any, Any]:
+        """(ids, attention mask, logits) of token sequences padded on the right with ``pad``."""
+        import torch
+
+        ids = torch.full((len(rows), max(map(len, rows))), pad, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for r, seq in enumerate(rows):
+            ids[r, : len(seq)] = torch.tensor(seq)
+            mask[r, : len(seq)] = 1
+        with torch.no_grad():
+            out = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device))
+        return ids, mask, out.logits
+
     def _encode(self, text: str, special: bool) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=special)["input_ids"])
 
@@ -105,15 +118,7 @@ class LanguageModel:
         order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
-            width = max(len(seqs[i]) for i in batch)
-            ids = torch.zeros((len(batch), width), dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, i in enumerate(batch):
-                ids[row, : len(seqs[i])] = torch.tensor(seqs[i])
-                mask[row, : len(seqs[i])] = 1
-            with torch.no_grad():
-                logits = self.model(input_ids=ids.to(self.device),
-                                    attention_mask=mask.to(self.device)).logits  # fmt: skip
+            ids, mask, logits = self._forward([seqs[i] for i in batch], pad=0)
             logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
             target = ids[:, 1:].to(self.device)
             picked = logp.gather(-1, target.unsqueeze(-1)).squeeze(-1) * mask[:, 1:].to(self.device)
@@ -136,17 +141,9 @@ class LanguageModel:
         jobs.sort(key=lambda j: len(seqs[j[0]]))
         for start in range(0, len(jobs), self.batch_size):
             batch = jobs[start : start + self.batch_size]
-            width = max(len(seqs[i]) for i, _ in batch)
-            pad = tok.pad_token_id or 0
-            ids = torch.full((len(batch), width), pad, dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, (i, p) in enumerate(batch):
-                ids[row, : len(seqs[i])] = torch.tensor(seqs[i])
-                mask[row, : len(seqs[i])] = 1
-                ids[row, p] = tok.mask_token_id
-            with torch.no_grad():
-                logits = self.model(input_ids=ids.to(self.device),
-                                    attention_mask=mask.to(self.device)).logits  # fmt: skip
+            masked = [[tok.mask_token_id if k == p else t for k, t in enumerate(seqs[i])]
+                      for i, p in batch]  # fmt: skip
+            _, _, logits = self._forward(masked, pad=tok.pad_token_id or 0)
             for row, (i, p) in enumerate(batch):
                 logp = torch.log_softmax(logits[row, p].float(), dim=-1)
                 totals[i] += float(logp[seqs[i][p]])

@@ -203,3 +203,21 @@ def test_the_pairs_of_the_23_shared_treebanks_agree_with_gold(tmp_path: Path) ->
         coverage[lang] = {k: e.get("pairs", f"n/a ({e.get('kind')})") for k, e in phen.items()}
     assert len(coverage) == 23
     print(json.dumps(coverage, indent=1))
+
+
+def test_a_provenance_file_a_line_short_is_an_error(
+    built: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """A pair per perturbed line, or an error: never a silently shorter set of pairs."""
+    import shutil
+
+    from xprobe.errors import InputError
+    from xprobe.pairs import build_pairs
+
+    _, probing, _ = built
+    copy = tmp_path / "probing"
+    shutil.copytree(probing, copy)
+    prov = copy / "bigram_shift.provenance.tsv"
+    prov.write_text("".join(prov.read_text(encoding="utf-8").splitlines(True)[:-1]))
+    with pytest.raises(InputError, match=r"one row per line of bigram_shift\.txt"):
+        build_pairs(copy, tmp_path / "pairs", min_pairs=20)

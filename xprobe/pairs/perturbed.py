@@ -32,7 +32,7 @@ def perturbed_pairs(
             "--protocol cv:K) to build its pairs"
         )
     rows = read_lines(lines)
-    for (n, line), (_, p) in zip(rows, read_lines(prov), strict=False):
+    for (n, line), (_, p) in _together(rows, read_lines(prov), lines, prov):
         split, lab, text = line.rstrip("\n").split("\t", 2)
         cells = p.rstrip("\n").split("\t")
         if len(cells) < 4 or cells[0] != split or cells[1] != lab:
@@ -46,6 +46,16 @@ def perturbed_pairs(
         good = sentence.text
         if good != text:
             yield Pair(split, good, text, source, ln, n, describe_change(good, text))
+
+
+def _together(rows, prov_rows, lines: Path, prov: Path):  # type: ignore[no-untyped-def]
+    """The task file's rows with their provenance rows; a file one line short is an error
+    naming both (zip would drop the unmatched lines silently)."""
+    try:
+        yield from zip(rows, prov_rows, strict=True)
+    except ValueError:
+        why = f"does not have one row per line of {lines.name}"
+        raise InputError(str(prov), None, why) from None
 
 
 def describe_change(good: str, bad: str) -> str:

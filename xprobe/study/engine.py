@@ -6,9 +6,10 @@ step's UDPipe processes and torch threads capped at its share of the cores so th
 oversubscribed; ``jobs=1``: one step at a time in this process. ``scheduler="tcp://..."``
 sends the steps to a Dask cluster whose workers see the same paths (:mod:`xprobe.study.cluster`).
 Each step writes ``OUT/.study/steps/NAME.started`` (its fingerprint) before it runs and
-``NAME.json`` (fingerprint, settings, inputs, seconds) atomically after it finished: a killed run
-leaves no marker for the step it was in, so the next run redoes (resumes) it; a step whose
-settings or inputs changed since it last started first has its old outputs removed.
+``NAME.json`` (fingerprint, settings, inputs, wall and CPU seconds) atomically after it
+finished: a killed run leaves no marker for the step it was in, so the next run redoes
+(resumes) it; a step whose settings or inputs changed since it last started first has its old
+outputs removed.
 """
 
 from __future__ import annotations
@@ -96,18 +97,31 @@ def execute(status: StepStatus, out: str, threads: int, *_deps: Any) -> tuple[st
         marks / f"{step.name}.started", {"fingerprint": status.fingerprint, "outputs": outputs}
     )
     _torch_threads(threads)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), cpu_seconds()
     run_action(step)
     seconds = round(time.perf_counter() - t0, 1)
+    cpu = round(cpu_seconds() - cpu0, 1)
     missing = [o for o in step.outputs if not Path(o).exists()]
     if missing:
         raise XProbeError(f"study step {step.name!r} finished without writing {missing[0]}")
     write_json(
         marks / f"{step.name}.json",
         {"fingerprint": status.fingerprint, "settings": status.settings,
-         "inputs": status.inputs, "seconds": seconds, "outputs": outputs},
+         "inputs": status.inputs, "seconds": seconds, "cpu_seconds": cpu, "outputs": outputs},
     )  # fmt: skip
     return step.name, seconds
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and of its child processes that ended (UDPipe
+    workers, fastText's threads) so far."""
+    import resource
+
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _torch_threads(threads: int) -> None:
@@ -119,10 +133,11 @@ def _torch_threads(threads: int) -> None:
 
 
 class Progress:
-    """Steps done of total, the running stage, elapsed and estimated time left: one log line per
-    step, and a tqdm bar when stderr is a terminal."""
+    """Steps done of total, the running stage, its wall and CPU seconds, elapsed and estimated
+    time left: one log line per step, and a tqdm bar when stderr is a terminal."""
 
     def __init__(self, plan: Plan) -> None:
+        self.out = plan.out
         self.total, self.todo = len(plan.steps), len(plan.todo)
         self.done = self.total - self.todo
         self.finished = 0
@@ -143,9 +158,10 @@ class Progress:
         self.finished += 1
         elapsed = time.perf_counter() - self.start
         left = elapsed / self.finished * (self.todo - self.finished)
+        cpu = (read_marker(self.out, name) or {}).get("cpu_seconds")  # written by execute
         log.info(
-            "[%d/%d] %s: %.1fs; elapsed %s, about %s left", self.done, self.total, name,
-            seconds, _hms(elapsed), _hms(left),
+            "[%d/%d] %s: %.1fs%s; elapsed %s, about %s left", self.done, self.total, name,
+            seconds, "" if cpu is None else f", {cpu:.1f}s CPU", _hms(elapsed), _hms(left),
         )  # fmt: skip
         if self.bar is not None:
             self.bar.update(1)

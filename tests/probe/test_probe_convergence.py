@@ -211,3 +211,23 @@ def test_peak_memory_is_the_embeddings_plus_chunks(kind):
                          text=True, check=True)  # fmt: skip
     extra = float(out.stdout.strip().splitlines()[-1])
     assert extra < 0.5, f"{kind}: peak {extra:.2f}x the embeddings on top of them"
+
+
+def test_float32_products_on_the_cpu_are_numpys_and_agree_with_torchs():
+    """A float32 evaluation on the CPU takes its rows as NumPy views (OpenBLAS's products,
+    faster than torch's MKL on the project's AMD machine); float64 products stay torch's, and
+    both give the same products to float32 rounding."""
+    import torch
+
+    from xprobe.probe.convex import _chunks_of, _times, _times_t
+
+    x, _ = _embeddings(300, 50, 2, seed=8)
+    xt = torch.from_numpy(x)
+    wt = torch.from_numpy(np.random.default_rng(2).normal(size=(4, 50)).astype(np.float32))
+    gz = torch.from_numpy(np.random.default_rng(3).normal(size=(120, 4)).astype(np.float32))
+    fast, ref = _chunks_of(xt, torch.float32)(10, 130), _chunks_of(xt, torch.float64)(10, 130)
+    assert isinstance(fast, np.ndarray) and isinstance(ref, torch.Tensor)
+    np.testing.assert_allclose(_times(fast, wt).numpy(), _times(ref, wt.double()).numpy(),
+                               rtol=1e-5, atol=1e-4)  # fmt: skip
+    np.testing.assert_allclose(_times_t(gz, fast).numpy(), _times_t(gz.double(), ref).numpy(),
+                               rtol=1e-5, atol=1e-4)  # fmt: skip

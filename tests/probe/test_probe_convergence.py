@@ -231,3 +231,31 @@ def test_float32_products_on_the_cpu_are_numpys_and_agree_with_torchs():
                                rtol=1e-5, atol=1e-4)  # fmt: skip
     np.testing.assert_allclose(_times_t(gz, fast).numpy(), _times_t(gz.double(), ref).numpy(),
                                rtol=1e-5, atol=1e-4)  # fmt: skip
+
+
+def test_binomial_line_search_keeps_a_step_that_overshoots_a_little(monkeypatch):
+    """A binary problem's line search is non-monotone (the reference is the largest of a
+    block's last ``MEMORY`` values): a unit step that raises the objective a little is kept
+    instead of paying another pass over the rows to shorten it. Fewer evaluations reach the
+    same certified optimum."""
+    import torch
+
+    from xprobe.probe import convex
+    from xprobe.probe.features import standardisers
+
+    x, y = _embeddings(3000, 200, 2, seed=3)
+    l2s = [p.l2 for p in grid_points("lr", "default")]
+    fits = {}
+    for memory in (1, convex.MEMORY):
+        monkeypatch.setattr(convex, "MEMORY", memory)
+        fits[memory] = convex.fit_lr([torch.from_numpy(x)], torch.from_numpy(y),
+                                     standardisers([x]), l2s, 2)  # fmt: skip
+    mono, nonmono = fits[1], fits[convex.MEMORY]
+    assert convex.MEMORY > 1 and mono.converged and nonmono.converged
+    assert nonmono.evaluations < mono.evaluations
+    mean, std = (t.double().numpy() for t in standardisers([x])[0])
+    xs = (x - mean) / std
+    for g, l2 in enumerate(l2s):
+        a, b = (_objective(xs, y, f.theta[0][:-1, g].numpy(), f.theta[0][-1, g].numpy(), l2)
+                for f in (mono, nonmono))  # fmt: skip
+        assert abs(a - b) <= 1e-3 * min(a, b)  # both within the certificate of the optimum

@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 __all__ = ["LrFit", "fit_lr", "lbfgs_history"]
 
 RTOL = 1e-3  # certified suboptimality, relative to the objective
+MEMORY = 5  # binomial inputs: the non-monotone line search's memory (lbfgs.minimise)
 
 
 @dataclass
@@ -337,7 +338,8 @@ def fit_lr(
     history = history or lbfgs_history(sum(t.numel() for t in thetas))
     obj = _Objective(xs, y, stats, l2s, k)
     thetas, grads, iters, converged = minimise(obj, thetas, tol, max_iter, history,
-                                               obj.stop(tol, rtol), obj.refine)  # fmt: skip
+                                               obj.stop(tol, rtol), obj.refine,
+                                               MEMORY if k == 1 else 1)  # fmt: skip
     if not converged:
         gmax = max(float(gr.abs().max()) for gr in grads)
         level = logging.WARNING if iters >= max_iter else logging.DEBUG

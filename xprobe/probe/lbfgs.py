@@ -78,6 +78,7 @@ def minimise(
     history: int = 100,
     stop: Callable | None = None,
     refine: Callable | None = None,
+    memory: int = 1,
 ) -> tuple[list, list, int, bool]:
     """Minimise ``fun(thetas, active=None) -> (values: list of (G,), grads: list like thetas)``
     block by block (``active``: per input, whether it is needed; None where not); returns
@@ -85,7 +86,10 @@ def minimise(
 
     ``stop(i, f_i, g_i) -> (G,) bool``: the stopping test of input ``i``'s blocks (default:
     largest gradient component at most ``tol``); ``refine(i) -> bool``: raise the precision of
-    ``fun`` for input ``i`` (False: it is at its highest already)."""
+    ``fun`` for input ``i`` (False: it is at its highest already); ``memory``: the line
+    search's reference is the largest of a block's last ``memory`` values (1: the current
+    value, a monotone search; more: Grippo, Lampariello and Lucidi's non-monotone Armijo rule,
+    which keeps a unit step that overshoots a little instead of paying a pass to shorten it)."""
     import torch
 
     stop = stop or _max_grad_test(tol)
@@ -93,6 +97,7 @@ def minimise(
     hist: list[list] = [[] for _ in thetas]
     gamma = [torch.ones_like(v) for v in f]
     done = [stop(i, f[i], g[i]) for i in range(len(thetas))]
+    past: list[list] = [[] for _ in f]  # per input, the blocks' ``memory - 1`` values before
     first = True
     it = 0
     while it < max_iter and not all(bool(dn.all()) for dn in done):
@@ -119,7 +124,8 @@ def minimise(
             fn, gn = _evaluate(fun, trial, [~o for o in ok], fn_gn)
             fn_gn = (fn, gn)
             for i in range(len(thetas)):
-                ok[i] = ok[i] | (fn[i] <= f[i] + 1e-4 * steps[i] * gtd[i])
+                ref = torch.stack([f[i], *past[i]]).amax(dim=0) if past[i] else f[i]
+                ok[i] = ok[i] | (fn[i] <= ref + 1e-4 * steps[i] * gtd[i])
                 steps[i] = torch.where(ok[i], steps[i], steps[i] * 0.5)
             if all(bool(o.all()) for o in ok):
                 break
@@ -139,6 +145,8 @@ def minimise(
             flat = (f[i] - fn[i]).abs() <= 1e-12 * f[i].abs().clamp_min(1.0)
             thetas[i] = torch.where(keep, thetas[i], trial[i])
             g[i] = torch.where(keep, g[i], gn[i])
+            if memory > 1:
+                past[i] = [*past[i], f[i]][1 - memory :]
             f[i] = torch.where(failed, f[i], fn[i])
             conv = stop(i, f[i], g[i])
             limit = ~done[i] & ~conv & (failed | (flat & (it > 1)))

@@ -21,6 +21,9 @@ the cost of probing one encoder on the whole benchmark::
 
     python benchmarks/bench_probe.py --nine --n-train 100000 --classifier mlp --json nine.json
 
+``--certificate`` times converged ``lr`` with its certificate and with the gradient test alone
+(``rtol`` infinite) on the same data, interleaved: the certificate's share of the time.
+
 ``--mdl`` times the MDL online code (``mdl-lr``: plain probe + ten prefix fits) against one
 plain probe; ``--protocol senteval`` trains xprobe's side with SentEval's protocol; ``--quick``
 is a smoke run (2000/500/500, 256-d). The xprobe row reports its peak memory growth as a
@@ -154,13 +157,17 @@ def peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def run_xprobe(data, classifier: str, classes: int, protocol: str = "converged") -> dict:
+def run_xprobe(data, classifier: str, classes: int, protocol: str = "converged",
+               certificate: bool = True) -> dict:  # fmt: skip
     """Time ``train_select`` with SentEval's L2 grid on one task; ``peak_extra``: how much the
-    process's peak memory grew during it, as a multiple of the embeddings (train+dev+test)."""
+    process's peak memory grew during it, as a multiple of the embeddings (train+dev+test);
+    ``certificate``: False stops converged ``lr`` on the gradient test alone (``rtol`` inf)."""
     from xprobe.probe.classifiers import TrainConfig, train_select
 
     before = peak_rss()
     cfg = TrainConfig(protocol=protocol)
+    if not certificate:
+        cfg.rtol = float("inf")
     t, c = time.perf_counter(), time.process_time()
     r = train_select(*data, kind=classifier, grid="senteval", seed=0, n_classes=classes,
                      config=cfg)  # fmt: skip
@@ -222,6 +229,25 @@ def mdl(args) -> dict:
     return out
 
 
+def certificate_share(args) -> dict:
+    """Converged ``lr`` with its certificate and with the gradient test alone, on the same data,
+    interleaved ``--repeat`` times (iterations, wall and CPU seconds; the minimum of each)."""
+    data = split(args, args.classes, seed=0)
+    out = {"args": vars(args), "load_before": os.getloadavg(), "with": [], "without": []}
+    for _ in range(args.repeat):
+        for key, cert in (("with", True), ("without", False)):
+            r = run_xprobe(data, "lr", args.classes, certificate=cert)
+            out[key].append(r)
+            print(f"certificate {key:7s}: {r['seconds']:.1f} s wall, {r['cpu_seconds']:.1f} s "
+                  f"cpu, {r['epochs']} iterations, dev {r['dev']:.4f}, test {r['test']:.4f}, "
+                  f"l2 {r['l2']:.0e}; load {os.getloadavg()}", flush=True)  # fmt: skip
+    w, wo = (min(r["cpu_seconds"] for r in out[k]) for k in ("with", "without"))
+    out["cpu_share"] = (w - wo) / w
+    print(f"the certificate's share of the CPU time: {100 * out['cpu_share']:.0f} %")
+    out["load_after"] = os.getloadavg()
+    return out
+
+
 def compare(args) -> dict:
     """xprobe and SentEval's protocol on one task (or xprobe alone with --skip-senteval)."""
     nhid = 0 if args.classifier == "lr" else 150
@@ -267,7 +293,10 @@ def main() -> None:
     ap.add_argument("--skip-senteval", action="store_true")
     ap.add_argument("--nine", action="store_true", help="xprobe on the nine tasks' shapes")
     ap.add_argument("--mdl", action="store_true", help="MDL online code vs one plain probe")
-    ap.add_argument("--repeat", type=int, default=2, help="--mdl: interleaved repetitions")
+    ap.add_argument("--repeat", type=int, default=2,
+                    help="--mdl, --certificate: interleaved repetitions")  # fmt: skip
+    ap.add_argument("--certificate", action="store_true",
+                    help="converged lr with and without its certificate, same data")  # fmt: skip
     ap.add_argument("--protocol", choices=("converged", "senteval"), default="converged",
                     help="xprobe's training protocol")  # fmt: skip
     ap.add_argument("--data", choices=("v2", "v1"), default="v2",
@@ -282,7 +311,12 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    out = nine(args) if args.nine else mdl(args) if args.mdl else compare(args)
+    if args.nine:
+        out = nine(args)
+    elif args.mdl:
+        out = mdl(args)
+    else:
+        out = certificate_share(args) if args.certificate else compare(args)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)

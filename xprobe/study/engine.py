@@ -25,6 +25,7 @@ from typing import Any
 from xprobe.errors import XProbeError
 from xprobe.files import inside, write_json
 from xprobe.study.actions import run_action
+from xprobe.study.estimate import Estimate
 from xprobe.study.schema import cpu_count
 from xprobe.study.state import (
     Plan,
@@ -142,6 +143,7 @@ class Progress:
         self.done = self.total - self.todo
         self.finished = 0
         self.start = time.perf_counter()
+        self.estimate = Estimate(plan.todo)
         self.bar = None
         if sys.stderr.isatty() and self.todo:
             from tqdm import tqdm
@@ -157,7 +159,8 @@ class Progress:
         self.done += 1
         self.finished += 1
         elapsed = time.perf_counter() - self.start
-        left = elapsed / self.finished * (self.todo - self.finished)
+        self.estimate.finished(name, seconds)
+        left = self.estimate.left(elapsed)
         cpu = (read_marker(self.out, name) or {}).get("cpu_seconds")  # written by execute
         log.info(
             "[%d/%d] %s: %.1fs%s; elapsed %s, about %s left", self.done, self.total, name,

@@ -77,13 +77,21 @@ class Word(NamedTuple):
 
     def feat(self, name: str) -> str | None:
         """The value of morphological feature ``name`` (``Tense``, ``Number``...), or None."""
-        if self.feats == "_":
+        feats = self.feats
+        if feats == "_":
             return None
+        # the first ``|``-separated item that starts with ``name=``, found without splitting
+        # (the tasks ask several features of most words: this is on the extractor's hot path)
         prefix = name + "="
-        for item in self.feats.split("|"):
-            if item.startswith(prefix):
-                return item[len(prefix) :]
-        return None
+        if feats.startswith(prefix):
+            i = len(prefix)
+        else:
+            i = feats.find("|" + prefix)
+            if i < 0:
+                return None
+            i += len(prefix) + 1
+        j = feats.find("|", i)
+        return feats[i:] if j < 0 else feats[i:j]
 
     @property
     def base_deprel(self) -> str:

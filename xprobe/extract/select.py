@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 import logging
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ SHARED = -1  # the split slot of a pool whose candidates may go to any split
 # The order splits are filled from shared pools: the small ones first (a task that cannot be
 # filled is shrunk in proportion, all splits at once: xprobe.extract.shrink).
 FILL_ORDER = (1, 2, 0)
+_PRIORITY = operator.itemgetter(0, 1)  # a pool entry's (priority, source text hash)
 
 # (label, text, key, (file index, line, sent_id), stratum, priority, source text hash)
 Picked = tuple[str, str, "str | None", tuple[Any, ...], str, int, int]
@@ -322,7 +324,7 @@ def _fill(
                 rest = [x for x in entries if x[1] not in used]
                 cells.setdefault((label, stratum), []).extend(rest)
         for entries in cells.values():
-            entries.sort(key=lambda x: (x[0], x[1]))
+            entries.sort(key=_PRIORITY)
         avail = {c: len(v) for c, v in cells.items()}
         n = sizes[si]
         quota = plan(n, run.labels, avail, flexible, run.strata)

@@ -258,9 +258,12 @@ def tag_filter(sentence: Sentence, ctx: Context) -> bool:
 
 
 def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate | None:
-    if not tag_filter(sentence, ctx):
+    # the tree's rule first: it rejects most sentences at once (one ``cc`` word), while the tag
+    # filter walks every surface token; a candidate is what both accept, in either order
+    got = tree_candidate(sentence, ctx)
+    if got is None or not tag_filter(sentence, ctx):
         return None
-    return tree_candidate(sentence, ctx)
+    return got
 
 
 def tree_candidate(sentence: Sentence, ctx: Context) -> Candidate | None:

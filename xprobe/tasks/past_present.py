@@ -303,9 +303,14 @@ def main_verb(sentence: Sentence, ctx: Context) -> tuple[Word, str] | None:
     if found is None:
         return None
     moods = ctx.params.exclude_moods
-    root = sentence.words[root_id(sentence) - 1]
-    if moods and (excluded_mood(found[0], moods) or excluded_mood(root, moods)):
+    if not moods:
+        return found
+    word = found[0]
+    if excluded_mood(word, moods):
         return None  # an imperative, optative, conditional...: no tense of the sentence
+    root = sentence.words[root_id(sentence) - 1]
+    if root is not word and excluded_mood(root, moods):
+        return None
     return found
 
 

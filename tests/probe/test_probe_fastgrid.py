@@ -178,3 +178,25 @@ def test_blockwise_path_certifies_every_point_and_selects_the_optimum_s(seed, mo
     np.testing.assert_allclose(best, tight_best, atol=2 / 300)
     same = [torch.cat([t.flatten() for t in r[0].theta]).numpy() for r in runs]
     np.testing.assert_array_equal(same[0], same[1])
+
+
+def test_wide_kernel_loss_of_a_true_class_far_below_the_best():
+    """A row whose true class is 200 nats below its best has a probability float32 cannot
+    hold (0 after the softmax): its loss is still the float64 objective's, not infinite."""
+    import torch
+
+    from xprobe.probe.convex import _Objective
+
+    g = np.random.default_rng(3)
+    x = g.normal(size=(300, 8)).astype(np.float32)
+    y = g.integers(0, 64, 300)
+    th = torch.from_numpy(g.normal(size=(9, 5, 64)) * 0.05)
+    th[0, :, 1] = 50.0  # class 1 far above the others where column 0 is large
+    x[0, 0], y[0] = 4.0, 2
+    obj = _Objective([torch.from_numpy(x)], torch.from_numpy(y), None, [1e-4] * 5, 64)
+    (f32,), (g32,) = obj([th])
+    obj.precise[0] = True
+    (f64,), (g64,) = obj([th])
+    assert np.isfinite(f32.numpy()).all()
+    np.testing.assert_allclose(f32.numpy(), f64.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(g32.numpy(), g64.numpy(), atol=1e-6)

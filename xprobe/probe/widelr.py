@@ -9,9 +9,13 @@ product. This kernel, used from ``G*K >= WIDE`` columns:
 * computes ``x W`` in its natural (row-major) order, so the softmax runs over contiguous rows
   (measured at 2,000 x 128, 5 x 1,000 columns, one thread: 270 ms for the float64
   ``log_softmax`` on the strided array against 120 ms for float32 on a contiguous one);
-* keeps the logits, log-probabilities and residuals in float32 (each row's terms are
+* keeps the logits, probabilities and residuals in float32 (each row's terms are
   float32-exact to about 1e-7 relative, far below the stopping tests' 1e-4), summing the loss
-  and the gradients over rows in float64, as the narrow kernel does;
+  and the gradients over chunks in float64, as the narrow kernel does; one softmax per chunk
+  (the loss is ``-log p`` of the true class, from ``log_softmax`` where that probability is
+  below :data:`TINY`), the bias's gradient a product with ones: 1.22x faster an evaluation
+  than ``log_softmax``, ``exp`` and a float64 sum over rows (real WC, 10k x 384, one thread,
+  interleaved, 2026-11-29, load 6);
 * reads rows in chunks of at most :data:`CHUNK_ELEMS` logits (16 MB), not 16 MB of rows.
 
 When float32 can no longer resolve a block's progress, :meth:`~xprobe.probe.convex._Objective.
@@ -33,6 +37,7 @@ __all__ = ["CHUNK_ELEMS", "MEASURES", "WIDE", "enabled", "wide_loss_grad"]
 
 WIDE = 256  # columns (grid points x classes) from which the wide kernel is used
 CHUNK_ELEMS = 1 << 22  # logits per chunk (16 MB of float32)
+TINY = 1e-30  # true-class probabilities below this: their log from log_softmax
 MEASURES = ("wide", "screen", "path", "blocks")
 DEFAULT = ("wide", "blocks")  # kept by default; screen, path: opt-in (docs/probing.md says why)
 
@@ -64,23 +69,39 @@ def wide_loss_grad(x, y, mean, std, th, l2):
     w = th[:d]
     ws = w / std.double().view(-1, 1, 1)  # ((x - m) / s) W + b = x W' + b'
     w32 = ws.reshape(d, g * k).float().contiguous()
-    b = (th[d] - torch.einsum("d,dgk->gk", mean.double(), ws)).float()
+    b = (th[d] - torch.einsum("d,dgk->gk", mean.double(), ws)).float().view(1, g * k)
     gw = torch.zeros((g * k, d), dtype=torch.float64, device=x.device)
-    gb = torch.zeros((g, k), dtype=torch.float64, device=x.device)
+    gb = torch.zeros(g * k, dtype=torch.float64, device=x.device)
     total = torch.zeros(g, dtype=torch.float64, device=x.device)
     step = max(64, min((1 << 22) // max(d, 1), CHUNK_ELEMS // (g * k)))
     for a in range(0, x.shape[0], step):
         xc = x[a : a + step].float()
-        z = (xc @ w32).view(-1, g, k)
-        z += b
-        logp = torch.log_softmax(z, dim=2)
+        z = torch.addmm(b, xc, w32).view(-1, g, k)
         idx = y[a : a + step].view(-1, 1, 1).expand(-1, g, 1)
-        total -= logp.gather(2, idx).sum(dim=(0, 2), dtype=torch.float64)
-        r = logp.exp_()  # residual: softmax - one-hot
+        r = torch.softmax(z, dim=2)  # one pass of exp (log_softmax, then exp: two)
+        total -= _log_true(r, z, idx).sum(dim=(0, 2), dtype=torch.float64)
         r.scatter_add_(2, idx, torch.full(idx.shape, -1.0, dtype=r.dtype, device=r.device))
-        gb += r.sum(0, dtype=torch.float64)
-        gw += (r.view(-1, g * k).t() @ xc).double()
-    gw, gb, total = gw.t().reshape(d, g, k) / n, gb / n, total / n
+        rt = r.view(-1, g * k).t()
+        # float32 within a chunk, as the product: a product with ones (a float64 sum over
+        # rows, 12 ms a chunk of 4,194 x 1,000, took 8x as long)
+        gb += torch.mv(rt, torch.ones(rt.shape[1], dtype=rt.dtype, device=rt.device)).double()
+        gw += (rt @ xc).double()
+    gw, gb, total = gw.t().reshape(d, g, k) / n, gb.view(g, k) / n, total / n
     gw = (gw - mean.double().view(-1, 1, 1) * gb) / std.double().view(-1, 1, 1) + l2 * w
     total += 0.5 * (l2 * w * w).sum(dim=(0, 2))
     return total, torch.cat([gw, gb.unsqueeze(0)], dim=0)
+
+
+def _log_true(p, z, idx):
+    """``log p`` of each row's true class ``(rows, G, 1)``, float32, from the softmax ``p``;
+    where that probability is too small for float32 to hold it to its precision (a true class
+    far below the best: below :data:`TINY`), from ``log_softmax`` of those rows' logits ``z``."""
+    import torch
+
+    py = p.gather(2, idx)
+    tiny = py < TINY
+    out = py.log()
+    if bool(tiny.any()):
+        rows = tiny.any(dim=2).any(dim=1).nonzero().view(-1)
+        out[rows] = torch.log_softmax(z[rows], dim=2).gather(2, idx[rows])
+    return out

@@ -198,26 +198,36 @@ def _selection_pass(
     config: ExtractConfig,
     lang: str,
     binned_max: int | None = None,
+    hits: dict[int, bytearray] | None = None,
+    wanted: bytes | None = None,
 ) -> dict[str, int]:
     """Pass 2: offer each sentence that passes the common filters to every task.
 
     The sentences of ``min_tokens``..``max_tokens`` tokens come from the frequency pass's
     cache, already parsed and checked. ``binned_max`` (treebank mode): a sentence longer than
-    this is not offered to the tasks whose length bins end there."""
+    this is not offered to the tasks whose length bins end there. ``hits`` receives, per run
+    index, a bitmap of the sentences (numbered as in the cache) the task made a candidate of;
+    ``wanted``: only the sentences of this bitmap are read (a pass again for some tasks: a
+    task's answer depends only on the sentence, so the others would give none again)."""
     h_of = text_hasher(config.seed, lang)
     counts = {"in_length_range": cache.count, "whitespace_token": 0, "offered": 0}
-    every = [(run, run.candidate, run.ctx, run.rng, run.salt_rng) for run in runs]
+    size = (cache.count + 7) >> 3
+    if hits is None:
+        hits = {}
+    for run in runs:
+        if len(hits.setdefault(run.index, bytearray(size))) != size:
+            hits[run.index] = bytearray(size)
+    every = [(run, run.candidate, run.ctx, run.rng, run.salt_rng, hits[run.index]) for run in runs]
     longer = [a for a in every if not tbmode.binned(a[2].params)]
     cap = cache.hi if binned_max is None else binned_max
     bar = _progress(config, "extract pass 2/2 (selection)", cache.count)
-    pending = 0
+    shown = 0  # sentences the bar counts (those a pass again skips included)
     marked = _marked_asks()
     with bar:
-        for fi, start, sent in cache.sentences(names):
-            pending += 1
-            if pending == 1000:
-                bar.update(pending)
-                pending = 0
+        for i, fi, start, sent in cache.numbered(names, wanted):
+            if i - shown >= 1000:
+                bar.update(i - shown)
+                shown = i
             tokens = sent.tokens
             text = " ".join(tokens)
             if not writable(text):
@@ -228,12 +238,14 @@ def _selection_pass(
             asks = every if len(tokens) <= cap else longer
             if sent.comments and (marks := marker_tasks(sent.comments)) is not None:
                 asks = marked(asks, marks)
-            for run, candidate, ctx, r, salt in asks:
+            byte, bit = i >> 3, 1 << (i & 7)
+            for run, candidate, ctx, r, salt, hit in asks:
                 r._pending = h ^ salt  # LazyRandom.arm, inlined: this loop is the hot path
                 cand = candidate(sent, ctx, r)
                 if cand is not None:
                     run.add(cand, sent, tokens, text, h, fi, start)
-        bar.update(pending)
+                    hit[byte] |= bit
+        bar.update(cache.count - shown)
     return counts
 
 
@@ -465,10 +477,12 @@ def _run_passes(
             windows = resolve_all_windows(run_specs, params, stats.tokens, config.windows)
             runs = _prepare_runs(run_specs, profile, params, stats, config)
             gc.freeze()  # the tables and indexes, from now on outside the collector's view
-        counts = _selection_pass(cache, names, runs, config, profile.code, binned_max)
+        hits: dict[int, bytearray] = {}
+        counts = _selection_pass(cache, names, runs, config, profile.code, binned_max, hits)
         results = resolve(runs, config.exclusive)
         notes = exclusivity_notes(results) if config.exclusive else {}
-        results = _top_up(cache, names, results, config, profile.code, binned_max=binned_max)
+        results = _top_up(cache, names, results, config, profile.code, binned_max=binned_max,
+                          hits=hits)  # fmt: skip
         if win is not None:
             cv = parse_protocol(config.protocol).cv
             tbmode.settle(results, config.ratio, None if cv else config.min_test)
@@ -559,6 +573,7 @@ def _top_up(
     lang: str,
     rounds: int = 2,
     binned_max: int | None = None,
+    hits: dict[int, bytearray] | None = None,
 ) -> list[TaskResult]:
     """Re-run the selection pass for tasks that fell short although their pools overflowed.
 
@@ -566,7 +581,9 @@ def _top_up(
     than that, the short task is collected again with what the rarer tasks took excluded up
     front (and a doubled margin), and all tasks are resolved again in the same order. Likewise
     a task with data-driven strata whose shrunk pools overflowed is collected again with
-    full-size pools. Only ever needed when the corpus barely holds what is asked.
+    full-size pools. Only ever needed when the corpus barely holds what is asked. ``hits``
+    (the first pass's bitmaps, :func:`_selection_pass`): only the sentences these tasks made a
+    candidate of are read again.
     """
     for _ in range(rounds):
         retry = [r for r in results if r.partial and r.run.starved]
@@ -591,7 +608,13 @@ def _top_up(
                 )
             )
         log.info("selection pass again for %s", ", ".join(r.spec.name for r in runs))
-        _selection_pass(cache, names, runs, config, lang, binned_max)
+        wanted = None
+        if hits is not None and all(r.index in hits for r in runs):
+            union = 0
+            for r in runs:
+                union |= int.from_bytes(hits[r.index], "little")
+            wanted = union.to_bytes((cache.count + 7) >> 3, "little")
+        _selection_pass(cache, names, runs, config, lang, binned_max, hits, wanted)
         fresh = {r.index: r for r in runs}
         results = resolve([fresh.get(r.run.index, r.run) for r in results], config.exclusive)
     return results

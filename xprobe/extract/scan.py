@@ -47,7 +47,7 @@ from xprobe.ud import (
     check_tree,
     parse_block,
     sentence_from_cells,
-    simple_cells,
+    simple_text_cells,
 )
 
 __all__ = [
@@ -165,7 +165,7 @@ def surface_count(block: list[str]) -> int:
 
 
 def _surface(cells: list[str], multi: tuple[MultiwordToken, ...]) -> tuple[list[str], list[str]]:
-    """Surface forms and UPOS from checked columns (:func:`xprobe.ud.simple_cells`)."""
+    """Surface forms and UPOS from checked columns (:func:`xprobe.ud.simple_text_cells`)."""
     if multi:
         ranges = {m.start: (m.end, m.form) for m in multi}
         return _merge_ranges(cells[1::10], cells[3::10], ranges)
@@ -250,9 +250,12 @@ class SentenceCache:
     sentence, 3.3 GB for 10 million, so it goes where the user made room, not to ``/tmp``; gone
     when closed or when the process ends; nothing in memory grows with the corpus) of
     length-prefixed, zlib-compressed (level 1) batches of marshalled records: ``(file index,
-    line, comments, cells, heads, ranges)`` for a block that :func:`xprobe.ud.simple_cells`
-    checked (the sentence is rebuilt from its columns without checking again), or ``(file
-    index, line, lines)`` for any other block that parsed (parsed again when read).
+    line, comments, text, heads, ranges)`` for a block that :func:`xprobe.ud.simple_text_cells`
+    checked (its word lines joined by tabs, split into columns when read: one string marshals
+    and loads several times faster than its cells; the sentence is rebuilt without checking
+    again), or ``(file index, line, lines)`` for any other block that parsed (parsed again when
+    read). Each batch's header holds its size in bytes and its number of records, so that a
+    pass that wants only some sentences (:meth:`numbered`) skips the batches without one.
     """
 
     _BATCH = 2000
@@ -282,9 +285,10 @@ class SentenceCache:
     def _flush(self) -> None:
         if self._batch:
             data = zlib.compress(marshal.dumps(self._batch), 1)
-            try:
+            try:  # length-prefixed: marshal.load on a file reads piecemeal
                 self._file.write(len(data).to_bytes(8, "little"))
-                self._file.write(data)  # length-prefixed: marshal.load on a file reads piecemeal
+                self._file.write(len(self._batch).to_bytes(4, "little"))
+                self._file.write(data)
             except OSError as e:  # a full disk: the file has no name, its folder is said
                 if e.filename is None:
                     e.filename = f"{self._where} (the temporary file of the sentences read)"
@@ -293,22 +297,53 @@ class SentenceCache:
 
     def sentences(self, names: Sequence[str]) -> Iterator[tuple[int, int, Sentence]]:
         """``(file index, line, sentence)`` of every sentence kept, in corpus order."""
+        for _, fi, start, sent in self.numbered(names):
+            yield fi, start, sent
+
+    def numbered(
+        self, names: Sequence[str], wanted: bytes | None = None
+    ) -> Iterator[tuple[int, int, int, Sentence]]:
+        """``(number, file index, line, sentence)`` of the sentences kept, in corpus order,
+        numbered from 0; with ``wanted`` (a bitmap: bit ``i % 8`` of byte ``i // 8`` for
+        sentence ``i``) only those whose bit is set, the others neither rebuilt nor parsed."""
         self._flush()
-        self._file.seek(0)
-        while size := self._file.read(8):
-            batch = marshal.loads(zlib.decompress(self._file.read(int.from_bytes(size, "little"))))
-            for record in map(marshal.loads, batch):
+        f = self._file
+        f.seek(0)
+        first = 0
+        while size := f.read(8):
+            n = int.from_bytes(f.read(4), "little")
+            size = int.from_bytes(size, "little")
+            if wanted is not None and not _any_bit(wanted, first, first + n):
+                f.seek(size, os.SEEK_CUR)
+                first += n
+                continue
+            batch = marshal.loads(zlib.decompress(f.read(size)))
+            for i, data in enumerate(batch, first):
+                if wanted is not None and not wanted[i >> 3] >> (i & 7) & 1:
+                    continue
+                record = marshal.loads(data)
                 if len(record) == 3:
                     fi, start, block = record
-                    yield fi, start, parse_block(block, start, names[fi])
+                    yield i, fi, start, parse_block(block, start, names[fi])
                     continue
-                fi, start, comments, cells, heads, ranges = record
+                fi, start, comments, text, heads, ranges = record
                 multi = tuple(MultiwordToken(*m) for m in ranges) if ranges else ()
-                yield (
-                    fi,
-                    start,
-                    sentence_from_cells(cells, heads, multi, comments, names[fi], start),
-                )
+                cells = text.split("\t")
+                sent = sentence_from_cells(cells, heads, multi, comments, names[fi], start)
+                yield i, fi, start, sent
+            first += n
+
+
+def _any_bit(bits: bytes, lo: int, hi: int) -> bool:
+    """Whether any of bits ``lo``..``hi - 1`` of a bitmap is set."""
+    if lo >= hi:
+        return False
+    a, b = lo >> 3, (hi - 1) >> 3
+    if a == b:
+        return bool(bits[a] >> (lo & 7) & ((1 << (hi - lo)) - 1))
+    if bits[a] >> (lo & 7) or bits[b] & ((2 << ((hi - 1) & 7)) - 1):
+        return True
+    return bits.count(0, a + 1, b) != b - a - 1
 
 
 def count_corpus(
@@ -401,14 +436,14 @@ def _read_block(
 ) -> tuple[list[str], list[str], tuple | None] | None:
     """A block's surface forms, their UPOS and the sentence cache's record for it (None outside
     ``lo``..``hi`` tokens); None for a malformed block skipped (``on_error="skip"``)."""
-    got = simple_cells(block)
+    got = simple_text_cells(block)
     if got is not None:
-        c, cells, heads, multi = got
+        c, text, cells, heads, multi = got
         f, u = _surface(cells, multi)
         if not lo <= len(f) <= hi:
             return f, u, None
         ranges = tuple((m.start, m.end, m.form, m.misc) for m in multi) if multi else ()
-        return f, u, (fi, start, tuple(block[:c]), cells, heads, ranges)
+        return f, u, (fi, start, tuple(block[:c]), text, heads, ranges)
     res = _fast_surface(block)
     if res is None:
         try:

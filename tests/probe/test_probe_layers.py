@@ -102,7 +102,7 @@ def test_cache_hits_do_not_encode(encoder, tmp_path: Path) -> None:
     data = make_probing_dir(tmp_path)
     run_probe(encoder, data, tmp_path / "r.jsonl", opts(tmp_path))
     calls = encoder.calls
-    assert calls == 3  # tr, va, te: all layers in one pass each
+    assert calls == 1  # every distinct line of the folder, all layers in one pass
     # another classifier and another seed: nothing is encoded again
     run_probe(encoder, data, tmp_path / "r.jsonl", opts(tmp_path, classifiers=("mlp",), seeds=2))
     assert encoder.calls == calls

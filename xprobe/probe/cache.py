@@ -2,7 +2,9 @@
 
 Key: the identity of the vectors (an encoder's ``id``; for a layer-wise transformer one
 ``layer_id`` per layer, which names the model, its revision, pooling, detokenisation and layer)
-plus the SHA-256 of the sentences encoded (one entry per split of a task). Each layer is stored
+plus the SHA-256 of the sentences encoded (one entry per split of a task; for a layer-wise
+encoder probed on whole sets, one entry for every distinct line of the run:
+:mod:`xprobe.probe.lines`). Each layer is stored
 once, so probing another task, seed or classifier, or a subset of the layers, never encodes
 again. Layout::
 

@@ -46,6 +46,7 @@ from xprobe.probe.datasets import (
 from xprobe.probe.design import warn_few_per_class
 from xprobe.probe.heartbeat import Heartbeat
 from xprobe.probe.layerwise import cap_eval, train_select_layers
+from xprobe.probe.lines import DistinctLines
 from xprobe.probe.not_applicable import na_records, split_na
 from xprobe.probe.probed import ProbedEncoder
 from xprobe.probe.provenance import manifest_tasks, partial_tasks
@@ -162,6 +163,7 @@ def run_probe(
     probed = ProbedEncoder.prepare(encoder, opts, sets if needs_encoder else [])
     ctx = _Context(probed, dataset, opts, EmbeddingCache(opts.cache_dir, opts.cache_dtype))
     ctx.plans = plans
+    ctx.lines = _distinct_lines(probed, opts, sets if needs_encoder else [])
     ctx.partial = partial_tasks(data_dir)
     ctx.one_class = {f: v for f, v in one_class.items() if v}
     todo = [
@@ -194,6 +196,18 @@ def run_probe(
     return written
 
 
+def _distinct_lines(probed: ProbedEncoder, opts: ProbeOptions, sets: list) -> DistinctLines | None:
+    """The distinct lines of ``sets`` when a layer-wise encoder (a transformer) is probed on
+    every line as written (no --max-train, --max-dev or --max-test: those encode only the
+    lines they keep): each is then encoded once for every task (:mod:`xprobe.probe.lines`)."""
+    capped = (opts.max_train, opts.max_dev, opts.max_test) != (None, None, None)
+    if capped or not sets or (probed.spec is None and probed.loaded is None):
+        return None
+    if probed.layers(sets[0].language) == (None,):
+        return None
+    return DistinctLines.of(sets)
+
+
 def _na_records(na: dict, ctx: Any, opts: ProbeOptions, data_dir: Any, out: Any) -> list[dict]:
     """Write (and return) the records of the tasks the data's manifest marks not applicable."""
     if not na:
@@ -218,6 +232,7 @@ class _Context(CrossValidating):
         self.one_class: dict[str, dict[str, str]] = {}
         self._capped: set[str] = set()  # tasks whose --max-train cap was checked
         self.plans: dict[str, CVPlan] = {}  # cross-validation: each task's folds (by file)
+        self.lines: DistinctLines | None = None  # a layer-wise encoder's lines, encoded once
         self.beat = Heartbeat("probe", 0, 0)  # progress, logged once a minute (run_probe)
 
     def forget(self) -> None:
@@ -281,6 +296,10 @@ class _Context(CrossValidating):
             if isinstance(enc, NpyEmbeddings):
                 check_npy(enc, ps)
                 self._emb[key] = {None: enc.for_rows(ps.file, ps.rows[split])}
+            elif layers != (None,) and self.lines is not None:
+                self._emb[key] = self.lines.features(
+                    self.cache, enc, ps.tokens[split], layers, f"encode {ps.language}"
+                )
             elif layers != (None,):
                 toks = ps.tokens[split]
                 # a block of a streamed model: memory-mapped, read from disk as it is used
@@ -369,8 +388,11 @@ class _Context(CrossValidating):
         block = self.opts.layer_block
         if len(layers) == 1 or (block is not None and block >= len(layers)):
             return [layers], []
+        enc, pool = self.probed.encoder, self.lines
         shapes = [
-            self.cache.layer_shapes(self.probed.encoder, ps.tokens[s], layers,
+            pool.shapes(self.cache, enc, ps.size(s), layers, f"encode {ps.language}")
+            if pool is not None else
+            self.cache.layer_shapes(enc, ps.tokens[s], layers,
                                     f"encode {ps.language}/{ps.task}/{s}")
             for s in ("tr", "va", "te")
         ]  # fmt: skip

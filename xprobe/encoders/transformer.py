@@ -70,8 +70,28 @@ def load_transformer(
 
     ts = EncoderSpec.parse(spec) if isinstance(spec, str) else spec
     dev = resolve_device(device)
-    loaded = load_model(ts.kind, ts.path, dev, getattr(ts, "revision", None))
+    key = (ts.kind, ts.path, dev, getattr(ts, "revision", None), _stamp(ts.path))
+    loaded = _LAST.get(key)
+    if loaded is None:
+        loaded = load_model(ts.kind, ts.path, dev, getattr(ts, "revision", None))
+        _LAST.clear()  # one model kept: a study's worker probing language after language
+        _LAST[key] = loaded
     return TransformerEncoder(ts, loaded, dev, batch_size)
+
+
+# the model a process loaded last, by (kind, path, device, revision, its files' hash): the
+# probe steps of a study that run one after another in one worker load it once
+_LAST: dict[tuple, Any] = {}
+
+
+def _stamp(path: str) -> str | None:
+    """A local model's revision (its files' SHA-256, memoised on their sizes and times); None
+    for a hub name."""
+    import os
+
+    from xprobe.encoders.hfload import local_revision
+
+    return local_revision(path) if os.path.isdir(path) else None
 
 
 class TransformerEncoder:

@@ -8,11 +8,19 @@ stays close to the original), and gets sent_ids prefixed ``r<r>-``. Trees and fe
 unchanged. The corpus is written once to --work and reused.
 
 Each size runs in its own subprocess, so that the peak RSS (``resource.getrusage``) is that
-run's; a second, larger size checks that memory does not grow with the corpus.
+run's; a second, larger size checks that memory does not grow with the corpus. Sentences per
+second count the sentences read (repeats of an earlier sentence's tokens included: extract
+reads and checks them too).
+
+``--conllu N``: also time ``conllu.parse_incr`` (the ``conllu`` package, the ``bench`` extra)
+reading the same corpus file to its end, in its own subprocess, interleaved with the
+extractions N times (extract, parse_incr, extract, ...), and report each size's ratio of the
+medians of CPU seconds: parse_incr / extract (how many times faster extract is).
 
 Example::
 
     python benchmarks/bench_extract.py --sentences 100000 200000 --sizes 2000,200,200
+    python benchmarks/bench_extract.py --sentences 100000 --conllu 3
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import argparse
 import json
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -105,7 +114,7 @@ def run_one(
     else:
         manifest = extract(cfg)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    n = manifest["corpus"]["sentences"]
+    n = manifest["corpus"]["sentences"] + manifest["corpus"].get("duplicates", 0)  # all read
     return {
         "sentences": n,
         "wall_s": round(wall, 2),
@@ -124,6 +133,37 @@ def run_one(
             t for t, e in manifest["tasks"].items() if e.get("applicable") is False
         ),
     }
+
+
+def run_conllu(corpus: Path) -> dict:
+    """Read ``corpus`` to its end with ``conllu.parse_incr`` here; returns the figures."""
+    import conllu
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    n = 0
+    with open(corpus, encoding="utf-8") as f:
+        for _ in conllu.parse_incr(f):
+            n += 1
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"sentences": n, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+            "sent_per_s_cpu": round(n / cpu), "conllu": conllu_version()}  # fmt: skip
+
+
+def conllu_version() -> str:
+    from importlib.metadata import version
+
+    return version("conllu")
+
+
+def _child(args: list[str]) -> dict:
+    res = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True,
+                         text=True)  # fmt: skip
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _load() -> float:
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,11 +185,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     parser.add_argument("--profile", default=None, help="cProfile output of the first size")
     parser.add_argument("--tasks", nargs="+", default=None, help="tasks (default: all nine)")
+    parser.add_argument(
+        "--conllu", type=int, default=0, metavar="N",
+        help="also time conllu.parse_incr on each corpus, interleaved with extract, N times each",
+    )  # fmt: skip
     parser.add_argument("--one", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--one-conllu", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)  # fmt: skip
     if args.one is not None:  # child process: one extraction, figures as JSON on stdout
         print(json.dumps(run_one(args.one, args.work / f"out-{args.one.stem}", args.sizes,
                                  args.profile, args.tasks)))  # fmt: skip
+        return 0
+    if args.one_conllu is not None:  # child process: conllu.parse_incr over the corpus
+        print(json.dumps(run_conllu(args.one_conllu)))
         return 0
     if not (SHARED / SOURCES[0]).exists():
         print(f"needs the shared treebanks in {SHARED}", file=sys.stderr)
@@ -165,8 +213,27 @@ def main(argv: list[str] | None = None) -> int:
             cmd += ["--tasks", *args.tasks]
         if args.profile and i == 0:
             cmd += ["--profile", args.profile]
-        res = subprocess.run(cmd, check=True, capture_output=True, text=True)
-        rows.append(json.loads(res.stdout.strip().splitlines()[-1]))
+        if not args.conllu:
+            res = subprocess.run(cmd, check=True, capture_output=True, text=True)
+            rows.append(json.loads(res.stdout.strip().splitlines()[-1]))
+            continue
+        runs, parses = [], []
+        for k in range(args.conllu):  # interleaved, so that load weighs on both alike
+            load = _load()
+            runs.append({**_child(cmd[2:]), "load": load})
+            load = _load()
+            parses.append({**_child(["--one-conllu", str(corpus)]), "load": load})
+            print(f"{n}: run {k + 1}: extract {runs[-1]['cpu_s']} s (load {runs[-1]['load']}), "
+                  f"parse_incr {parses[-1]['cpu_s']} s (load {parses[-1]['load']})",
+                  flush=True)  # fmt: skip
+        row = dict(runs[0])
+        mid_x = statistics.median(r["cpu_s"] for r in runs)
+        mid_c = statistics.median(r["cpu_s"] for r in parses)
+        row.update(cpu_s=mid_x, sent_per_s_cpu=round(row["sentences"] / mid_x),
+                   conllu={"version": parses[0]["conllu"], "cpu_s": mid_c,
+                           "ratio": round(mid_c / mid_x, 2), "runs": parses},
+                   runs=runs)  # fmt: skip
+        rows.append(row)
     print(f"{'sentences':>10} {'wall s':>8} {'cpu s':>8} {'sent/s wall':>12} {'sent/s cpu':>11} "
           f"{'peak RSS MB':>12} {'forms':>8} {'bigrams':>9} {'pooled':>8}")  # fmt: skip
     for r in rows:
@@ -175,6 +242,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['bigrams']:>9} {r['pooled']:>8}")  # fmt: skip
     for r in rows:
         print(f"written at {r['sentences']}: {r['written']}; partial: {r['partial']}")
+    for r in rows:
+        if "conllu" in r:
+            c = r["conllu"]
+            print(f"{r['sentences']}: extract {r['cpu_s']} s, conllu {c['version']} parse_incr "
+                  f"{c['cpu_s']} s (CPU, medians of {len(r['runs'])}): extract "
+                  f"{c['ratio']}x faster")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
     return 0

@@ -70,3 +70,18 @@ def test_a_folder_not_there_yet_takes_its_kinds_mean_size(tmp_path: Path) -> Non
     est = Estimate(plan)
     est.finished("probe-de-minilm", 300.0)
     assert est.predicted()["probe-es-minilm"] == pytest.approx(225.0)  # (600k + 300k) / 2
+
+
+def test_a_busy_machine_and_a_running_step(tmp_path: Path) -> None:
+    est = Estimate(steps(tmp_path))
+    est.finished("treebank-a", 8.0, cpu=1.0)  # a quarter of a core: 8 wall seconds per CPU s
+    est.finished("treebank-b", 8.0, cpu=1.0)
+    est.started("probe-de-minilm", at=16.0)
+    prior = 600_000 * ENCODER_SECONDS_PER_BYTE * 8
+    assert est.predicted(elapsed=16.0)["probe-de-minilm"] == pytest.approx(prior)
+    ran = est.predicted(elapsed=116.0)["probe-de-minilm"]
+    assert ran == pytest.approx(prior - 100.0)  # the seconds it has run are spent
+    assert est.predicted(elapsed=1e9)["probe-de-minilm"] == pytest.approx(0.1 * prior)
+    # a finished encoder probe does not make the quick kinds not seen yet look long
+    est.finished("probe-de-minilm", 900.0, cpu=120.0)
+    assert est.predicted()["report"] == pytest.approx(8.0)

@@ -151,6 +151,7 @@ class Progress:
             self.bar = tqdm(total=self.total, initial=self.done, desc="study", unit="step")
 
     def started(self, name: str) -> None:
+        self.estimate.started(name, time.perf_counter() - self.start)
         log.info("[%d/%d] %s ...", self.done + 1, self.total, name)
         if self.bar is not None:
             self.bar.set_postfix_str(name)
@@ -159,9 +160,9 @@ class Progress:
         self.done += 1
         self.finished += 1
         elapsed = time.perf_counter() - self.start
-        self.estimate.finished(name, seconds)
-        left = self.estimate.left(elapsed)
         cpu = (read_marker(self.out, name) or {}).get("cpu_seconds")  # written by execute
+        self.estimate.finished(name, seconds, cpu)
+        left = self.estimate.left(elapsed)
         log.info(
             "[%d/%d] %s: %.1fs%s; elapsed %s, about %s left", self.done, self.total, name,
             seconds, "" if cpu is None else f", {cpu:.1f}s CPU", _hms(elapsed), _hms(left),

@@ -12,16 +12,20 @@ left"). Here each step costs its **size** times its **kind's rate**:
   other step 1;
 * rate: seconds per unit of size measured on the steps of that kind that finished; before one
   has, a probe step of a neural encoder (``hf:``, ``st:``, a checkpoint) gets
-  :data:`ENCODER_SECONDS_PER_BYTE` (all-MiniLM-L6-v2 at every layer, five folds, on one core of
-  the project's machine), any other kind the mean seconds of the steps done.
+  :data:`ENCODER_SECONDS_PER_BYTE` CPU seconds (all-MiniLM-L6-v2 at every layer, five folds, one
+  core of the project's machine) times the wall seconds per CPU second of the steps done (a
+  busy machine's steps get a share of a core), any other kind the mean seconds of the steps
+  done that are not a neural encoder's probes.
 
-The seconds left are the predicted seconds of the steps not finished, times what the run's wall
-time has been per step second so far (steps side by side overlap).
+A running step's predicted seconds are less the seconds it has run (at least a tenth of them
+stay). The seconds left are the predicted seconds of the steps not finished, times what the
+run's wall time has been per step second so far (steps side by side overlap).
 
 Example::
 
     est = Estimate(plan.todo)
-    est.finished("probe-de-minilm", 212.0)
+    est.started("probe-de-minilm", at=10.0)
+    est.finished("probe-de-minilm", 212.0, cpu=200.0)
     est.left(elapsed=300.0)
 """
 
@@ -33,7 +37,7 @@ from typing import Any
 
 __all__ = ["ENCODER_SECONDS_PER_BYTE", "Estimate", "step_kind"]
 
-# a neural encoder's probe step, before one has finished: seconds per byte of its task files
+# a neural encoder's probe step, before one has finished: CPU seconds per byte of its task files
 # (German GSD, 595 kB of task files, 8 tasks: about 200 s of one core for all-MiniLM-L6-v2's 7
 # layers, MLP probes under cv:5, each distinct line encoded once; docs/benchmarks/ud.md)
 ENCODER_SECONDS_PER_BYTE = 3.4e-4
@@ -69,9 +73,23 @@ class Estimate:
     def __init__(self, todo: Sequence[Any]) -> None:
         self.steps = {s.name: s for s in (getattr(t, "step", t) for t in todo)}
         self.done: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self.start: dict[str, float] = {}  # running steps: the run's elapsed seconds at start
 
-    def finished(self, name: str, seconds: float) -> None:
+    def started(self, name: str, at: float) -> None:
+        self.start[name] = at
+
+    def finished(self, name: str, seconds: float, cpu: float | None = None) -> None:
         self.done[name] = seconds
+        self.start.pop(name, None)
+        if cpu:
+            self.cpu[name] = cpu
+
+    def contention(self) -> float:
+        """Wall seconds per CPU second of the steps done (at least 1)."""
+        cpu = sum(self.cpu.values())
+        wall = sum(self.done[n] for n in self.cpu)
+        return max(1.0, wall / cpu) if cpu > 0 else 1.0
 
     def size(self, step: Any) -> float | None:
         """A probe step's task-file bytes (None until its folder exists); 1 otherwise."""
@@ -89,8 +107,9 @@ class Estimate:
             return ENCODER_SECONDS_PER_BYTE
         return None
 
-    def predicted(self) -> dict[str, float]:
-        """Per step not finished, its predicted seconds."""
+    def predicted(self, elapsed: float = 0.0) -> dict[str, float]:
+        """Per step not finished, its predicted seconds (a running one's, less the seconds it
+        has run by ``elapsed``)."""
         sizes = {n: self.size(s) for n, s in self.steps.items()}
         kinds = {n: step_kind(s) for n, s in self.steps.items()}
         known: dict[str, list[float]] = {}
@@ -107,7 +126,9 @@ class Estimate:
             if n in self.steps:
                 secs[kinds[n]] = secs.get(kinds[n], 0.0) + s
                 units[kinds[n]] = units.get(kinds[n], 0.0) + float(sizes[n] or 1.0)
-        mean = sum(self.done.values()) / len(self.done) if self.done else 0.0
+        cheap = [v for n, v in self.done.items() if n in self.steps
+                 and self._prior(self.steps[n]) is None] or list(self.done.values())  # fmt: skip
+        mean = sum(cheap) / len(cheap) if cheap else 0.0
         out = {}
         for n, step in self.steps.items():
             if n in self.done:
@@ -116,14 +137,16 @@ class Estimate:
             if k in secs:
                 out[n] = size * secs[k] / max(units[k], 1e-9)
             elif (rate := self._prior(step)) is not None:
-                out[n] = size * rate
+                out[n] = size * rate * self.contention()
             else:
                 out[n] = mean
+            if n in self.start:
+                out[n] = max(out[n] - (elapsed - self.start[n]), 0.1 * out[n])
         return out
 
     def left(self, elapsed: float) -> float:
         """Seconds left: the predicted seconds of the steps not finished, times the wall time
         the run has taken per step second so far (at most 1: steps side by side overlap)."""
-        spent = sum(self.done.values())
+        spent = sum(self.done.values()) + sum(elapsed - a for a in self.start.values())
         overlap = min(1.0, elapsed / spent) if spent > 0 else 1.0
-        return sum(self.predicted().values()) * overlap
+        return sum(self.predicted(elapsed).values()) * overlap

@@ -50,7 +50,7 @@ def candidate(sentence: Sentence, ctx: Context, rng: random.Random) -> Candidate
     if not pairs:
         return None
     while pairs:
-        j = rng.randrange(len(pairs))
+        j = rng._randbelow(len(pairs))  # = rng.randrange(len(pairs)), without its checks
         i = pairs[j]
         swapped = list(tokens)
         swapped[i], swapped[i + 1] = tokens[i + 1], tokens[i]

@@ -13,6 +13,7 @@ Example::
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,6 +38,9 @@ __all__ = [
     "surface_form",
     "writable",
 ]
+
+
+_UPOS = operator.itemgetter(3)  # Word.upos
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ def writable(text: str) -> bool:
 def punct_mask(sentence: Sentence, punct_upos: Collection[str]) -> list[bool]:
     """For each surface token, whether it is punctuation (a multiword token only if all its
     words are)."""
-    flags = [w.upos in punct_upos for w in sentence.words]
+    flags = list(map(punct_upos.__contains__, map(_UPOS, sentence.words)))  # in C
     if not sentence.multiword:
         return flags
     return [
@@ -102,7 +106,7 @@ def punct_mask(sentence: Sentence, punct_upos: Collection[str]) -> list[bool]:
 def has_quote(text: str, quotes: Collection[str]) -> bool:
     """Whether the sentence text contains any of the profile's double-quote strings (BShift and
     CoordInv skip such sentences: a quoted stretch is a sentence within the sentence)."""
-    return any(q in text for q in quotes)
+    return any(map(text.__contains__, quotes))
 
 
 def first_word(punct: list[bool]) -> int | None:

@@ -61,6 +61,7 @@ Example: "The cat slept , and the dog barked ." -> "The dog barked , and the cat
 
 from __future__ import annotations
 
+import operator
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -99,6 +100,9 @@ class Clauses:
     p: int = 0
 
 
+_DEPREL = operator.itemgetter(7)  # Word.deprel
+
+
 def _in_subtree(heads: tuple[int, ...], top: int) -> list[bool]:
     """For each word (0-based), whether it lies in the subtree of word ``top`` (1-based).
 
@@ -124,22 +128,18 @@ def find_clauses(sentence: Sentence, ctx: Context) -> Clauses | None:
     """The clause boundaries of an eligible sentence, or None."""
     prof = ctx.profile
     words = sentence.words
-    root = cc = 0
-    for w in words:
-        if w.head == 0:
-            root = w.id
-        if base_rel(w.deprel) == prof.cc_rel:
-            if cc:
-                return None
-            cc = w.id
-    if not cc:
+    rels = list(map(base_rel, map(_DEPREL, words)))  # in C: most sentences stop at the count
+    if rels.count(prof.cc_rel) != 1:
         return None
+    cc = rels.index(prof.cc_rel) + 1
+    heads = sentence.heads
+    root = heads.index(0) + 1  # a checked tree has one root
     conj = 0
-    for w in words:
-        if w.head == root and base_rel(w.deprel) == prof.conj_rel:
+    for i, rel in enumerate(rels):
+        if rel == prof.conj_rel and heads[i] == root:
             if conj:
                 return None
-            conj = w.id
+            conj = i + 1
     if not conj or words[cc - 1].head != conj:
         return None
     if not any(w.head == conj and base_rel(w.deprel) == prof.subj_rel for w in words):
@@ -148,7 +148,7 @@ def find_clauses(sentence: Sentence, ctx: Context) -> Clauses | None:
         w.head == root and base_rel(w.deprel) in prof.clause_rels for w in words
     ):
         return None  # the first conjunct is not a clause
-    inside = _in_subtree(sentence.heads, conj)
+    inside = _in_subtree(heads, conj)
     surface = sentence.surface
     tok_in = []
     for t in surface:

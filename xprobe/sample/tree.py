@@ -41,7 +41,7 @@ _FEATS: dict[tuple[tuple[str, str], ...], str] = {}
 class Node:
     """One syntactic word being built. ``head`` is another Node (None: the root)."""
 
-    __slots__ = ("feats", "form", "head", "lemma", "mwt", "rel", "upos")
+    __slots__ = ("form", "fs", "head", "lemma", "mwt", "rel", "upos")
 
     def __init__(
         self,
@@ -56,7 +56,7 @@ class Node:
         self.form = form
         self.lemma = lemma
         self.upos = upos
-        self.feats = feats(fs)
+        self.fs = fs  # FEATS written only for the sentences kept (most are built to be measured)
         self.head = head
         self.rel = rel
         self.mwt = mwt  # surface form of a two-word token starting here
@@ -105,6 +105,7 @@ def to_sentence(nodes: list[Node], comments: list[str]) -> Sentence:
             form_w = forms[k] if first == last else (_cap(n.form) if w == 0 else n.form)
             head = 0 if n.head is None else ids[id(n.head)]
             rel = "root" if n.head is None else n.rel
-            words.append(Word(w + 1, form_w, n.lemma, n.upos, "_", n.feats, head, rel, "_", misc))
+            fs = feats(n.fs)
+            words.append(Word(w + 1, form_w, n.lemma, n.upos, "_", fs, head, rel, "_", misc))
     text = detokenize(forms)
     return Sentence(tuple(words), tuple(multi), (*comments, f"# text = {text}"))

@@ -345,16 +345,12 @@ def realise(lex: Lexicon, s: Sent, lang: str, comments: list[str] | None = None)
 def shape(lex: Lexicon, s: Sent, lang: str) -> tuple[int, int]:
     """Surface length (a multiword token counts once) and tree depth of ``s`` in ``lang``."""
     nodes = REALISERS[lang](lex).nodes(s)
-    depth: dict[int, int] = {}
     best = 0
-    for n in nodes:
-        chain = []
-        while n is not None and id(n) not in depth:
-            chain.append(n)
-            n = n.head
-        d = depth[id(n)] if n is not None else 0
-        for m in reversed(chain):
+    for n in nodes:  # a node's depth: the nodes from it up to the root (a few at most)
+        d, m = 0, n
+        while m is not None:
             d += 1
-            depth[id(m)] = d
-        best = max(best, d)
+            m = m.head
+        if d > best:
+            best = d
     return len(nodes) - sum(1 for n in nodes if n.mwt), best

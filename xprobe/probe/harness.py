@@ -297,9 +297,9 @@ class _Context(CrossValidating):
                 check_npy(enc, ps)
                 self._emb[key] = {None: enc.for_rows(ps.file, ps.rows[split])}
             elif layers != (None,) and self.lines is not None:
-                self._emb[key] = self.lines.features(
-                    self.cache, enc, ps.tokens[split], layers, f"encode {ps.language}"
-                )
+                get = self.lines.features if block is None else self.lines.split_entries
+                self._emb[key] = get(self.cache, enc, ps.tokens[split], layers,
+                                     f"encode {ps.language}")  # fmt: skip
             elif layers != (None,):
                 toks = ps.tokens[split]
                 # a block of a streamed model: memory-mapped, read from disk as it is used

@@ -41,6 +41,7 @@ class DistinctLines:
     lines: list[tuple[str, ...]]
     row: dict[tuple[str, ...], int]
     total: int = 0  # lines of the sets, repeats counted
+    digest: str = ""  # the distinct lines' SHA-256, once asked for
     _entries: dict[Any, np.ndarray] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -87,6 +88,47 @@ class DistinctLines:
     def shapes(
         self, cache: Any, encoder: Any, n: int, layers: Sequence[int], desc: str = "encode"
     ) -> dict[int, tuple[int, int]]:
-        """Per layer, the shape of ``n`` sentences' features (every layer encoded first)."""
-        return {k: (n, int(a.shape[1])) for k, a in
-                self.entries(cache, encoder, layers, desc).items()}  # fmt: skip
+        """Per layer, the shape of ``n`` sentences' features (every layer encoded first, in one
+        pass; one layer's entry open at a time)."""
+        got = cache.layer_shapes(encoder, self.lines, layers, desc)
+        return {k: (n, int(got[k][1])) for k in layers}
+
+    def split_entries(
+        self, cache: Any, encoder: Any, sentences: Sequence[Sequence[str]],
+        layers: Sequence[int], desc: str = "encode",
+    ) -> dict[int, np.ndarray]:  # fmt: skip
+        """Per layer, the rows of ``sentences`` as a cache entry of their own, memory-mapped:
+        a block of streamed layers (:mod:`xprobe.probe.streaming`) is never held in memory;
+        one layer's rows are, while their entry is written."""
+        from xprobe.probe.cache import sentences_hash
+
+        key, idx = sentences_hash(sentences), self.rows(sentences)
+        if not self.digest:
+            self.digest = sentences_hash(self.lines)
+        out = {}
+        for k in layers:
+            lid = f"{encoder.layer_id(k)}:rows-of={self.digest[:16]}"
+            arr = cache.load(lid, key, len(sentences), mmap=True)
+            if arr is None:
+                whole = cache.get_or_encode_layers(encoder, self.lines, [k], desc, mmap=True)[k]
+                _write_rows(cache, lid, key, whole, idx)
+                del whole
+                arr = cache.load(lid, key, len(sentences), mmap=True)
+            out[k] = arr
+        return out
+
+
+def _write_rows(cache: Any, lid: str, key: str, whole: np.ndarray, idx: np.ndarray) -> None:
+    """Rows ``idx`` of ``whole`` as the cache entry (``lid``, ``key``), written about 1 MB of
+    rows at a time into a file of its full size, then checksummed and put in place."""
+    final = cache.path(lid, key)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    part = final.with_name(final.name + ".rows.part")
+    d = int(whole.shape[1])
+    out = np.lib.format.open_memmap(part, mode="w+", dtype=cache.dtype, shape=(len(idx), d))
+    step = max(1, (1 << 20) // max(4 * d, 1))
+    for a in range(0, len(idx), step):
+        out[a : a + step] = whole[idx[a : a + step]]
+    out.flush()
+    del out
+    cache.finish(part, final, lid, (len(idx), d))

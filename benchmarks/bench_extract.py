@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         row = dict(runs[0])
         mid_x = statistics.median(r["cpu_s"] for r in runs)
         mid_c = statistics.median(r["cpu_s"] for r in parses)
-        row.update(cpu_s=mid_x, sent_per_s_cpu=round(row["sentences"] / mid_x),
+        row.update(cpu_s=round(mid_x, 2), sent_per_s_cpu=round(row["sentences"] / mid_x),
                    conllu={"version": parses[0]["conllu"], "cpu_s": mid_c,
                            "ratio": round(mid_c / mid_x, 2), "runs": parses},
                    runs=runs)  # fmt: skip

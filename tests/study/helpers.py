@@ -44,3 +44,24 @@ def linger(out: str, pid_file: str, seconds: float = 120.0) -> None:
     Path(pid_file).write_text(str(os.getpid()))
     time.sleep(seconds)
     Path(out).write_text("lingered")
+
+
+def threads_seen(out: str, here: str = "", there: str = "") -> None:
+    """Write to ``out`` the torch threads this step was given; with ``here``/``there``, first
+    wait for the other step as :func:`meet` does (two steps running at once)."""
+    import torch
+
+    if here:
+        meet(out, here, there)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(str(torch.get_num_threads()))
+
+
+def execute_noting_runtime(status, out: str, threads: int) -> tuple[str, float]:
+    """The engine's ``execute``, after writing the runtime flags the pool handed this step to
+    ``OUT/NAME.runtime``."""
+    from xprobe.study.engine import execute
+
+    Path(out).mkdir(parents=True, exist_ok=True)
+    Path(out, status.step.name + ".runtime").write_text(" ".join(status.step.runtime))
+    return execute(status, out, threads)

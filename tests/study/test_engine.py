@@ -197,6 +197,45 @@ def test_a_step_beside_others_gets_its_share_of_the_cores(tmp_path: Path) -> Non
     assert share(status, 1, 2).step.runtime[:4] == ("--workers", "2", "--threads", "2")
 
 
+def _no(*_args: object) -> None:
+    """A progress callback that says nothing."""
+
+
+def threads_plan(out: Path) -> list[Step]:
+    """x and z wait for each other (they run at once); y reads both; each writes the torch
+    threads it was given and asks for 8 UDPipe processes."""
+    seen, hx, hz = "tests.study.helpers:threads_seen", str(out / "x.here"), str(out / "z.here")
+
+    def step(name: str, kw: dict, reads: tuple[str, ...] = ()) -> Step:
+        return Step(name, name, ("call", seen, {"out": str(out / name), **kw}),
+                    (str(out / name),), reads=reads, runtime=("--workers", "8"))  # fmt: skip
+
+    return [step("x", {"here": hx, "there": hz}), step("z", {"here": hz, "there": hx}),
+            step("y", {}, (str(out / "x"), str(out / "z")))]  # fmt: skip
+
+
+@pytest.mark.skipif(cpu_count() < 2, reason="needs two cores")
+def test_a_step_that_runs_alone_gets_every_core(tmp_path: Path) -> None:
+    """x and z run at once (a core each: one torch thread, one UDPipe process); y, after both,
+    runs alone to its end and gets every core, through the pool and through run_plan."""
+    from tests.study.helpers import execute_noting_runtime
+    from xprobe.study.engine import share
+    from xprobe.study.pool import run_side_by_side
+
+    out = tmp_path / "out"
+    plan = make_plan(threads_plan(out), out)
+    todo = [share(s, 2, 2) for s in plan.todo]
+    alone = ({s.step.name: share(s, 1, 2) for s in plan.todo}, (str(out), 2))
+    run_side_by_side(todo, execute_noting_runtime, (str(out), 1), 2, _no, _no, alone)
+    given = {n: (out / n).read_text() for n in ("x", "z", "y")}
+    assert given == {"x": "1", "z": "1", "y": "2"}
+    runtime = {n: (out / f"{n}.runtime").read_text() for n in ("x", "z", "y")}
+    assert runtime == {"x": "--workers 1", "z": "--workers 1", "y": "--workers 2"}
+    again = tmp_path / "again"
+    run_plan(make_plan(threads_plan(again), again), jobs=2, threads=2)
+    assert {n: (again / n).read_text() for n in ("x", "z", "y")} == given
+
+
 def test_the_longest_chain_starts_first(tmp_path: Path) -> None:
     """In the demo's study, once the sample is made both UDPipe trainings (heading the long
     parse-extract-probe chains of English and German) outrank the quick vectors steps, and the

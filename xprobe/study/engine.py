@@ -249,6 +249,8 @@ def _side_by_side(plan: Plan, threads: int, jobs: int, progress: Progress, timin
 
     cores = cpu_count()
     todo = [share(s, jobs, cores) for s in plan.todo]
+    alone = ({s.step.name: share(s, 1, cores) for s in plan.todo},
+             (str(plan.out), max(1, min(threads, cores))))  # fmt: skip
     threads = max(1, min(threads, cores // jobs))
 
     def ended(name: str, seconds: float) -> None:
@@ -256,7 +258,7 @@ def _side_by_side(plan: Plan, threads: int, jobs: int, progress: Progress, timin
         progress.ended(name, seconds)
 
     args = (str(plan.out), threads)
-    run_side_by_side(todo, execute, args, jobs, progress.started, ended)
+    run_side_by_side(todo, execute, args, jobs, progress.started, ended, alone)
 
 
 def _distributed(plan: Plan, threads: int, address: str, progress: Progress, timings: dict):

@@ -3,7 +3,8 @@
 The steps that are ready (every step they read from is finished) start as workers free up, the
 one heading the longest remaining chain first: the chain's cost is summed from rough weights per
 stage (extract and corpus parse, NLI training is long, vectors are quick), so the English and
-German branches of a study both start early instead of one after the other. A failed step lets
+German branches of a study both start early instead of one after the other; a step that starts
+with nothing else running or ready gets every core. A failed step lets
 the running ones finish (their outputs are kept for the next run), starts nothing new, and its
 error is raised. Workers are spawned processes that log as the parent does and exit when it
 dies (a killed run leaves no step running on); Ctrl-C (SIGINT) stops them at once too.
@@ -50,9 +51,14 @@ def run_side_by_side(
     jobs: int,
     started: Callable[[str], None],
     ended: Callable[[str, float], None],
+    alone: tuple[dict[str, StepStatus], tuple[Any, ...]] | None = None,
 ) -> None:
     """Run ``run(status, *args)`` for every status of ``todo`` in up to ``jobs`` processes, each
-    once the steps it reads from have ended; ``started``/``ended`` report progress."""
+    once the steps it reads from have ended; ``started``/``ended`` report progress.
+
+    ``alone``: the status (by name) and arguments a step gets instead when it starts with no
+    other step running or ready, e.g. every core: it then runs alone to its end, since a step
+    becomes ready only when a running one ends."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -70,7 +76,10 @@ def run_side_by_side(
             for name in ready[: max(0, jobs - len(running))] if error is None else []:
                 del waiting[name]
                 started(name)
-                running[pool.submit(run, by_name[name], *args)] = name
+                status, step_args = by_name[name], args
+                if alone is not None and not running and len(ready) == 1:
+                    status, step_args = alone[0][name], alone[1]
+                running[pool.submit(run, status, *step_args)] = name
             if not running:
                 break
             done, _ = wait(running, return_when=FIRST_COMPLETED)

@@ -11,11 +11,12 @@ left"). Here each step costs its **size** times its **kind's rate**:
   trains on; read when the folder exists, else the mean of its kind's known sizes), for any
   other step 1;
 * rate: seconds per unit of size measured on the steps of that kind that finished; before one
-  has, a probe step of a neural encoder (``hf:``, ``st:``, a checkpoint) gets
+  has, a probe step of an encoder (any ``--encoder``: the spec is not read here, below the
+  edge; a bag of vectors is over-estimated until its first step ends) gets
   :data:`ENCODER_SECONDS_PER_BYTE` CPU seconds (all-MiniLM-L6-v2 at every layer, five folds, one
   core of the project's machine) times the wall seconds per CPU second of the steps done (a
   busy machine's steps get a share of a core), any other kind the mean seconds of the steps
-  done that are not a neural encoder's probes.
+  done that are not an encoder's probes.
 
 A running step's predicted seconds are less the seconds it has run (at least a tenth of them
 stay). The seconds left are the predicted seconds of the steps not finished, times what the
@@ -41,7 +42,6 @@ __all__ = ["ENCODER_SECONDS_PER_BYTE", "Estimate", "step_kind"]
 # (German GSD, 595 kB of task files, 8 tasks: about 200 s of one core for all-MiniLM-L6-v2's 7
 # layers, MLP probes under cv:5, each distinct line encoded once; docs/benchmarks/ud.md)
 ENCODER_SECONDS_PER_BYTE = 3.4e-4
-CHEAP_KINDS = ("bov:", "pmeans:", "npy:", "python:")
 
 
 def step_kind(step: Any) -> str:
@@ -100,12 +100,10 @@ class Estimate:
         return None if n is None else float(max(n, 1))
 
     def _prior(self, step: Any) -> float | None:
-        """Seconds per unit for a kind nothing of has finished: a neural encoder's probe's
-        calibrated rate, else None (the mean seconds of the steps done)."""
+        """CPU seconds per unit for a kind nothing of has finished: an encoder probe's
+        calibrated rate, else None (the mean seconds of the quick steps done)."""
         encoder = _after(_argv(step), "--encoder")
-        if step.stage == "probe" and encoder and not encoder.startswith(CHEAP_KINDS):
-            return ENCODER_SECONDS_PER_BYTE
-        return None
+        return ENCODER_SECONDS_PER_BYTE if step.stage == "probe" and encoder else None
 
     def predicted(self, elapsed: float = 0.0) -> dict[str, float]:
         """Per step not finished, its predicted seconds (a running one's, less the seconds it

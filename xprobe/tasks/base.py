@@ -16,7 +16,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from xprobe.languages import LanguageProfile
 from xprobe.ud import Sentence
@@ -32,12 +32,13 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Variant:
+class Variant(NamedTuple):
     """A sentence as it would be written: its surface tokens, its label, its lexical key.
 
     ``key`` is the word that must occur in one split only (Tense: the main-verb form; SubjNum:
-    the subject form; SOMO: the replacement word), or None.
+    the subject form; SOMO: the replacement word), or None. A NamedTuple, as
+    :class:`~xprobe.ud.Word`: every task builds one or two for most sentences, and a tuple is
+    built about ten times faster than a frozen dataclass (just as immutable).
     """
 
     label: str
@@ -45,8 +46,7 @@ class Variant:
     key: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):
     """What a task can make of one sentence.
 
     ``variants`` holds one variant (classification) or the original and the perturbed sentence.

@@ -249,16 +249,21 @@ class SentenceCache:
     An unnamed temporary file in ``where`` (the output folder: it takes about 0.33 KB per kept
     sentence, 3.3 GB for 10 million, so it goes where the user made room, not to ``/tmp``; gone
     when closed or when the process ends; nothing in memory grows with the corpus) of
-    length-prefixed, zlib-compressed (level 1) batches of marshalled records: ``(file index,
+    length-prefixed batches of marshalled records, the first ``_PLAIN`` bytes of them as they
+    are, the rest zlib-compressed (level 1: compressing and reading back twice cost 5 % of
+    the bench's run at 100k sentences, whose 69 MB stay plain; a corpus of millions pays it
+    for the rest, to keep the file a quarter as large): ``(file index,
     line, comments, text, heads, ranges)`` for a block that :func:`xprobe.ud.simple_text_cells`
     checked (its word lines joined by tabs, split into columns when read: one string marshals
     and loads several times faster than its cells; the sentence is rebuilt without checking
     again), or ``(file index, line, lines)`` for any other block that parsed (parsed again when
-    read). Each batch's header holds its size in bytes and its number of records, so that a
-    pass that wants only some sentences (:meth:`numbered`) skips the batches without one.
+    read). Each batch's header holds its size in bytes, its number of records and whether it
+    is compressed, so that a pass that wants only some sentences (:meth:`numbered`) skips the
+    batches without one.
     """
 
     _BATCH = 2000
+    _PLAIN = 256 << 20  # bytes of batches written uncompressed before compressing the rest
 
     def __init__(self, lo: int, hi: int, where: Path | None = None) -> None:
         self.lo, self.hi = lo, hi
@@ -269,6 +274,7 @@ class SentenceCache:
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix=".xprobe-sentences-", dir=where)
         self._batch: list[bytes] = []  # records marshalled at once: bytes, which the cyclic
         # garbage collector does not track (tuples of lists would make it scan them, often)
+        self._plain = 0  # bytes written uncompressed so far
 
     def __enter__(self) -> SentenceCache:
         return self
@@ -284,10 +290,15 @@ class SentenceCache:
 
     def _flush(self) -> None:
         if self._batch:
-            data = zlib.compress(marshal.dumps(self._batch), 1)
+            data = marshal.dumps(self._batch)
+            packed = self._plain + len(data) > self._PLAIN
+            if packed:
+                data = zlib.compress(data, 1)
+            else:
+                self._plain += len(data)
             try:  # length-prefixed: marshal.load on a file reads piecemeal
                 self._file.write(len(data).to_bytes(8, "little"))
-                self._file.write(len(self._batch).to_bytes(4, "little"))
+                self._file.write((len(self._batch) << 1 | packed).to_bytes(4, "little"))
                 self._file.write(data)
             except OSError as e:  # a full disk: the file has no name, its folder is said
                 if e.filename is None:
@@ -313,11 +324,14 @@ class SentenceCache:
         while size := f.read(8):
             n = int.from_bytes(f.read(4), "little")
             size = int.from_bytes(size, "little")
+            packed = n & 1
+            n >>= 1
             if wanted is not None and not _any_bit(wanted, first, first + n):
                 f.seek(size, os.SEEK_CUR)
                 first += n
                 continue
-            batch = marshal.loads(zlib.decompress(f.read(size)))
+            raw = f.read(size)
+            batch = marshal.loads(zlib.decompress(raw) if packed else raw)
             for i, data in enumerate(batch, first):
                 if wanted is not None and not wanted[i >> 3] >> (i & 7) & 1:
                     continue

@@ -20,3 +20,19 @@ def test_the_sample_bytes_are_pinned(tmp_path: Path) -> None:
     assert len(files) == 18
     digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
     assert digest == PINNED
+
+
+def test_a_second_process_writes_the_same_files(tmp_path: Path) -> None:
+    """``workers=2`` writes the dumps in a second process: every file, the dumps' bz2 bytes and
+    the manifest included, is the same as one process writes."""
+    sizes = SampleSizes.scaled(600)
+    one = generate_sample(tmp_path / "one", seed=3, sizes=sizes)
+    two = generate_sample(tmp_path / "two", seed=3, sizes=sizes, workers=2)
+    assert one == two
+    files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*"))
+    assert len([f for f in files if (tmp_path / "one" / f).is_file()]) == 21  # 18, the 2 dumps, the manifest
+    for f in files:
+        a, b = tmp_path / "one" / f, tmp_path / "two" / f
+        assert a.is_file() == b.is_file()
+        if a.is_file():
+            assert a.read_bytes() == b.read_bytes(), f

@@ -21,7 +21,7 @@ from tests.study.test_sample_study import manifests
 from xprobe.cli import main
 from xprobe.errors import XProbeError
 from xprobe.study import Step, make_plan
-from xprobe.study.actions import make_sample, train_udpipe
+from xprobe.study.actions import run_cli, train_udpipe
 from xprobe.study.engine import run_plan
 
 pytestmark = pytest.mark.slow
@@ -65,7 +65,10 @@ def study_text(sample: Path, models: Path) -> str:
 @pytest.fixture(scope="module")
 def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("cluster-study")
-    make_sample(str(root / "sample"), seed=1, sentences=4000, treebank=400)
+    run_cli(
+        "sample",
+        ["sample", "--out", str(root / "sample"), "--sentences", "4000", "--treebank", "400"],
+    )
     for lang in ("en", "de"):
         train = str(root / "sample" / "treebank" / f"{lang}-train.conllu")
         train_udpipe([train], str(root / "models" / f"{lang}.udpipe"))

@@ -9,12 +9,14 @@ The same seed and size give byte-identical files.
 
 Example:
   xprobe sample --out sample --seed 1 --sentences 20000
+  xprobe sample --out sample --sentences 12000 --treebank 1000 --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from xprobe.errors import XProbeError
@@ -34,6 +36,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sentences in each language's dump; the other parts scale with it "
         "(default 20000: treebank 2000+200, parallel 5000, NLI 6000/600/600, XNLI 500/500)",
     )
+    parser.add_argument(
+        "--treebank",
+        type=int,
+        default=None,
+        metavar="N",
+        help="sentences in each language's training treebank, its dev set a tenth of them "
+        "(default: scaled with --sentences)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes (default 1; 2 or more writes the dumps in a second process, about half "
+        "the time; the files are the same)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,7 +59,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.sentences < 100:
         raise XProbeError(f"--sentences must be at least 100, got {args.sentences}")
-    manifest = generate_sample(args.out, args.seed, SampleSizes.scaled(args.sentences))
+    sizes = SampleSizes.scaled(args.sentences)
+    if args.treebank is not None:
+        if args.treebank < 10:
+            raise XProbeError(f"--treebank must be at least 10, got {args.treebank}")
+        sizes = replace(sizes, treebank_train=args.treebank, treebank_dev=args.treebank // 10)
+    if args.workers < 1:
+        raise XProbeError(f"--workers must be at least 1, got {args.workers}")
+    manifest = generate_sample(args.out, args.seed, sizes, workers=args.workers)
     counts = manifest["counts"]
     print(
         f"sample in {args.out}: {counts['wiki']} dump sentences per language, treebank "

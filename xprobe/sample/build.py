@@ -18,10 +18,11 @@ Same seed and sizes give byte-identical files. Example::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ __all__ = ["LANGS", "SampleSizes", "generate_sample", "sentence_pairs"]
 log = logging.getLogger(__name__)
 
 LANGS = ("en", "de")
+Row = tuple[Sent, Sentence, Sentence]  # (abstract, English, German)
 PARTS = ("treebank", "wiki", "text", "nli", "parallel", "dictionary", "xnli")
 
 
@@ -109,45 +111,89 @@ def _write_lines(path: Path, lines: list[str]) -> None:
             f.write(line + "\n")
 
 
-def generate_sample(out: Path, seed: int = 1, sizes: SampleSizes = SampleSizes()) -> dict:
-    """Write the sample under ``out`` (see the module docstring); returns the manifest."""
+def write_dumps(
+    out: Path, seed: int, sentences: int, g: Grammar | None = None
+) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """The dumps' part of the sample: ``sentences`` pairs written as both languages' MediaWiki
+    dumps. Returns their text lines per language and their counts."""
+    if g is None:
+        g = Grammar(build_lexicon(seed, LexiconSizes()))
+    rows = list(sentence_pairs(g, rng(seed, "sample", "wiki"), sentences, "wiki"))
+    counts = {"wiki": len(rows)}
+    for k, lang in enumerate(LANGS):
+        sents = [row[1 + k] for row in rows]
+        arts = _articles(g.lex, rng(seed, "sample", "articles", lang), sents, lang)
+        counts[f"wiki-{lang}-pages"] = write_dump(
+            out / "wiki" / f"{lang}wiki-sample-pages-articles.xml.bz2", lang, arts, seed
+        )
+    return {lang: [row[1 + k].text for row in rows] for k, lang in enumerate(LANGS)}, counts
+
+
+@contextlib.contextmanager
+def _dumps(
+    out: Path, seed: int, sentences: int, g: Grammar | None
+) -> Iterator[Callable[[], tuple[dict[str, list[str]], dict[str, int]]]]:
+    """Yields a function giving :func:`write_dumps`' result: run there, with ``g``, or (``g``
+    None) started now in a second process."""
+    if g is not None:
+        yield lambda: write_dumps(out, seed, sentences, g)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, multiprocessing.get_context("spawn")) as pool:
+        future = pool.submit(write_dumps, out, seed, sentences)
+        yield future.result
+
+
+def generate_sample(
+    out: Path, seed: int = 1, sizes: SampleSizes = SampleSizes(), workers: int = 1
+) -> dict:
+    """Write the sample under ``out`` (see the module docstring); returns the manifest.
+
+    ``workers`` > 1 writes the dumps (about half the work) in a second process while this one
+    writes the rest: every part draws from its own seeded stream, so the files are the same."""
     out = Path(out)
     lex = build_lexicon(seed, LexiconSizes())
     g = Grammar(lex)
-    text: dict[str, list[str]] = {lang: [] for lang in LANGS}
+    head: dict[str, list[str]] = {lang: [] for lang in LANGS}  # text, in the files' order:
+    tail: dict[str, list[str]] = {lang: [] for lang in LANGS}  # treebank, dumps, the rest
     counts: dict[str, int] = {}
 
-    def part(name: str, n: int, max_bin: int = 5) -> list[tuple[Sent, Sentence, Sentence]]:
-        rows = list(sentence_pairs(g, rng(seed, "sample", name), n, name, max_bin))
+    def part(
+        name: str, n: int, text: dict[str, list[str]]
+    ) -> list[tuple[Sent, Sentence, Sentence]]:
+        rows = list(sentence_pairs(g, rng(seed, "sample", name), n, name))
         for _, en, de in rows:
             text["en"].append(en.text)
             text["de"].append(de.text)
         counts[name] = len(rows)
         return rows
 
-    for split, n in (("train", sizes.treebank_train), ("dev", sizes.treebank_dev)):
-        rows = part(f"treebank-{split}", n)
-        for k, lang in enumerate(LANGS):
-            sents = [row[1 + k] for row in rows]
-            write_conllu(
-                _with_par(sents, f"{lang}-{split}"), out / "treebank" / f"{lang}-{split}.conllu"
-            )
-    rows = part("wiki", sizes.sentences)
-    for k, lang in enumerate(LANGS):
-        sents = [row[1 + k] for row in rows]
-        arts = _articles(lex, rng(seed, "sample", "articles", lang), sents, lang)
-        counts[f"wiki-{lang}-pages"] = write_dump(
-            out / "wiki" / f"{lang}wiki-sample-pages-articles.xml.bz2", lang, arts, seed
-        )
-    rows = part("parallel", sizes.parallel)
-    for k, lang in enumerate(LANGS):
-        _write_lines(
-            out / "parallel" / f"en-de.{lang}", [row[1 + k].comment("text") or "" for row in rows]
-        )
-    from xprobe.sample.nli import write_nli, write_xnli
+    import multiprocessing
 
-    counts |= write_nli(out / "nli", g, seed, sizes, text)
-    counts |= write_xnli(out / "xnli", g, seed, sizes, text)
+    alone = workers <= 1 or multiprocessing.current_process().daemon  # (no child allowed)
+    with _dumps(out, seed, sizes.sentences, g if alone else None) as dumps:
+        for split, n in (("train", sizes.treebank_train), ("dev", sizes.treebank_dev)):
+            rows = part(f"treebank-{split}", n, head)
+            for k, lang in enumerate(LANGS):
+                sents = [row[1 + k] for row in rows]
+                write_conllu(
+                    _with_par(sents, f"{lang}-{split}"), out / "treebank" / f"{lang}-{split}.conllu"
+                )
+        rows = part("parallel", sizes.parallel, tail)
+        for k, lang in enumerate(LANGS):
+            _write_lines(
+                out / "parallel" / f"en-de.{lang}",
+                [row[1 + k].comment("text") or "" for row in rows],
+            )
+        from xprobe.sample.nli import write_nli, write_xnli
+
+        counts |= write_nli(out / "nli", g, seed, sizes, tail)
+        counts |= write_xnli(out / "xnli", g, seed, sizes, tail)
+        wiki_text, wiki_counts = dumps()
+    counts |= wiki_counts
+    text = {lang: head[lang] + wiki_text[lang] + tail[lang] for lang in LANGS}
     from xprobe.sample.dictionary import write_dictionary
 
     counts |= write_dictionary(out / "dictionary", lex, text["en"], text["de"])

@@ -7,14 +7,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from xprobe.errors import XProbeError
 from xprobe.study.state import Step
 
-__all__ = ["make_sample", "merge_and_report", "run_action", "run_cli", "train_udpipe"]
+__all__ = ["merge_and_report", "run_action", "run_cli", "train_udpipe"]
 
 log = logging.getLogger(__name__)
 
@@ -57,15 +56,6 @@ def run_action(step: Step) -> None:
         fn(**step.action[2])
     else:  # pragma: no cover - steps are built by xprobe.study.build
         raise XProbeError(f"study step {step.name!r}: unknown action {kind!r}")
-
-
-def make_sample(out: str, seed: int, sentences: int, treebank: int) -> None:
-    """The generated bilingual sample (``xprobe sample``) at ``sentences`` per language."""
-    from xprobe.sample import SampleSizes, generate_sample
-
-    sizes = SampleSizes.scaled(sentences)
-    sizes = replace(sizes, treebank_train=treebank, treebank_dev=treebank // 10)
-    generate_sample(Path(out), seed, sizes)
 
 
 def train_udpipe(train: list[str], out: str) -> None:

@@ -36,10 +36,10 @@ def all_steps(ctx: Any) -> list[Step]:
     steps: list[Step] = []
     if "sample" in data:
         s = data["sample"]
-        steps.append(Step("sample", "sample", call(
-            "make_sample", out=str(out / "sample"), seed=data["study"]["seed"],
-            sentences=s["sentences"], treebank=s["treebank"],
-        ), (str(out / "sample"),)))  # fmt: skip
+        argv = ["sample", "--out", str(out / "sample"), "--seed", str(data["study"]["seed"]),
+                "--sentences", str(s["sentences"]), "--treebank", str(s["treebank"])]
+        steps.append(Step("sample", "sample", ("cli", [argv]), (str(out / "sample"),),
+                          runtime=("--workers", str(data["study"]["workers"]))))  # fmt: skip
     for name, d in data["download"].items():
         found = _download(ctx, f"download-{name}", d["what"], d["langs"], d["options"])
         steps += _from(f"[download.{name}]", found)

@@ -16,6 +16,7 @@ import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from xprobe.errors import XProbeError
@@ -309,22 +310,29 @@ def _fill(
 ) -> tuple[list[list[Picked]], dict[int, dict[tuple[str, str], int]]]:
     """Fill the splits (smallest first) to ``sizes`` from ``pools``; returns the lines picked
     and, per split that could not be filled, what it had (it then gets the most that fits).
-    ``dry``: stop at the first split that does not fit (the lines are then incomplete)."""
+    ``dry``: stop at the first split that does not fit (the lines are then incomplete).
+
+    Each pool's entries come by priority (as :func:`_available` and
+    :func:`xprobe.extract.shrink.rebalance_keys` give them), so a (label, stratum) that only
+    one pool feeds is used as it is: only what two pools feed is merged and sorted again (the
+    size searches call this a dozen times per task)."""
     picked: list[list[Picked]] = [[], [], []]
     short: dict[int, dict[tuple[str, str], int]] = {}
     flexible = bool(run.flexible)
     used: set[int] = set()
     for si in FILL_ORDER:
         split = SPLITS[si]
-        cells: dict[tuple[str, str], list[tuple[int, int, tuple]]] = {}
+        parts: dict[tuple[str, str], list[list[tuple[int, int, tuple]]]] = {}
         for (s, label, stratum), entries in pools.items():
             if s == si:
-                cells.setdefault((label, stratum), []).extend(entries)
+                parts.setdefault((label, stratum), []).append(entries)
             elif s == SHARED:
-                rest = [x for x in entries if x[1] not in used]
-                cells.setdefault((label, stratum), []).extend(rest)
-        for entries in cells.values():
-            entries.sort(key=_PRIORITY)
+                rest = [x for x in entries if x[1] not in used] if used else entries
+                parts.setdefault((label, stratum), []).append(rest)
+        cells = {
+            c: ls[0] if len(ls) == 1 else sorted(chain.from_iterable(ls), key=_PRIORITY)
+            for c, ls in parts.items()
+        }
         avail = {c: len(v) for c, v in cells.items()}
         n = sizes[si]
         quota = plan(n, run.labels, avail, flexible, run.strata)

@@ -195,8 +195,12 @@ def prepare(ctx: Context) -> Counter[str] | None:
     if not ctx.params.case_from_counts:
         return None
     internal: Counter[str] = Counter()
+    wordy: dict[str, bool] = {}  # per left form (a tenth as many as bigrams)
     for (left, right), count in ctx.stats.bigrams.items():
-        if any(ch.isalnum() for ch in left):  # after a word: "- Nedense" is a line start
+        after_word = wordy.get(left)
+        if after_word is None:
+            after_word = wordy[left] = any(map(str.isalnum, left))
+        if after_word:  # after a word: "- Nedense" is a line start
             internal[right] += count
     return internal
 

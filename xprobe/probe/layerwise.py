@@ -8,9 +8,10 @@ L layers of a transformer this module trains L x G models at once.
 * ``mlp`` (and both under ``--protocol senteval``): a minibatch is gathered from every layer
   and stacked ``(b, L, d)`` (each layer standardised with its own training statistics, on the
   fly), model ``m`` reads layer ``layer_of[m]``, and one minibatch step is one batched product
-  for all of them. Each layer's models are initialised exactly as ``train_select`` would for that
-  layer alone (the same seeded generator), they share the minibatch order, their losses are
-  summed but their gradients do not mix, and each stops on its own validation loss: the result
+  for all of them (first-layer weights ``(M, d, width)``: read where they lie, no copy). Each
+  layer's models are initialised exactly as ``train_select`` would for that layer alone (the
+  same seeded generator), they share the minibatch order, their losses are summed but their
+  gradients do not mix, and each stops on its own validation loss: the result
   per layer is that of ``train_select`` on the layer alone (up to float rounding; a test checks
   it), at a fraction of the cost. Layers of different widths (a ``st:`` model whose last module
   is a ``Dense``) fall back to one ``train_select`` per layer.
@@ -26,6 +27,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import ClassVar
 
 import numpy as np
 
@@ -49,7 +51,11 @@ __all__ = ["cap_eval", "encoder_layers", "train_select_layers"]
 
 
 class _LayerGroup(_Group):
-    """Models of one hidden size over stacked layer inputs; model ``m`` reads ``layer_of[m]``."""
+    """Models of one hidden size over stacked layer inputs; model ``m`` reads ``layer_of[m]``.
+    ``w1`` is ``(M, d, width)``: model by model, the batched product reads its weights where
+    they lie (a ``(d, M, width)`` one was copied twice a step, forward and backward)."""
+
+    gdims: ClassVar[dict[str, int]] = {"w1": 0, "b1": 0, "w2": 0, "b2": 0}
 
     def __init__(self, parts: list[_Group], device) -> None:
         """Join one :class:`_Group` per layer (same points, same hidden size) side by side."""
@@ -61,9 +67,9 @@ class _LayerGroup(_Group):
         self.ids = list(range(len(self.points)))
         layer_of = [layer for layer, q in enumerate(parts) for _ in q.points]
         self.p = {
-            k: torch.cat(
-                [q.p[k].detach() for q in parts], dim=1 if k == "w1" else 0
-            ).requires_grad_(True)
+            k: torch.cat([q.p[k].detach().movedim(q.gdims[k], 0) for q in parts])
+            .contiguous()
+            .requires_grad_(True)
             for k in first.p
         }
         self.m = {k: torch.zeros_like(v) for k, v in self.p.items()}
@@ -71,13 +77,14 @@ class _LayerGroup(_Group):
         self.l2 = torch.cat([q.l2 for q in parts])
         self.drop = torch.cat([q.drop for q in parts])
         self.layer_of = torch.tensor(layer_of, dtype=torch.long, device=device)
+        self._buf = {}
 
     def logits(self, x, train: bool, gen=None):
         """``(n, M, C)`` logits; ``x`` is ``(n, L, d)``."""
         import torch
 
-        xs = x.index_select(1, self.layer_of)  # (n, M, d)
-        z = torch.einsum("nmd,dmw->nmw", xs, self.p["w1"]) + self.p["b1"]
+        xs = x.index_select(1, self.layer_of).transpose(0, 1)  # (M, n, d)
+        z = torch.bmm(xs, self.p["w1"]).transpose(0, 1) + self.p["b1"]  # (n, M, width)
         if not self.h:
             return z
         return self._hidden_to_logits(z, train, gen)

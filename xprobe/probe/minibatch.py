@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -44,7 +45,11 @@ class StopRule:
 
 class _Group:
     """G models of the same shape (hidden size H, or H = 0 for LR) stored side by side;
-    ``same_init``: every model starts from the same weights (SentEval re-seeds each fit)."""
+    ``same_init``: every model starts from the same weights (SentEval re-seeds each fit).
+    ``gdims``: the model axis of each parameter (``w1`` is ``(d, G, width)``: one wide
+    product ``x @ w1.reshape(d, G * width)`` for inputs shared by every model)."""
+
+    gdims: ClassVar[dict[str, int]] = {"w1": 1, "b1": 0, "w2": 0, "b2": 0}
 
     def __init__(self, points: list, d: int, c: int, gen, device, same_init: bool = False):
         import torch
@@ -64,12 +69,13 @@ class _Group:
             p["w2"] = (torch.rand(gd, h, c, generator=gen) * 2 - 1) * b2
             p["b2"] = (torch.rand(gd, c, generator=gen) * 2 - 1) * b2
         if same_init:
-            p = {k: v.repeat_interleave(g, dim=_gdim(k)) for k, v in p.items()}
+            p = {k: v.repeat_interleave(g, dim=self.gdims[k]) for k, v in p.items()}
         self.p = {k: v.to(device).requires_grad_(True) for k, v in p.items()}
         self.m = {k: torch.zeros_like(v) for k, v in self.p.items()}
         self.v = {k: torch.zeros_like(v) for k, v in self.p.items()}
         self.l2 = torch.tensor([pt.l2 for pt in points], device=device)
         self.drop = torch.tensor([pt.dropout for pt in points], device=device)
+        self._buf: dict[str, torch.Tensor] = {}  # the gradients with L2, reused every step
 
     def logits(self, x, train: bool, gen=None):
         """``(n, G, C)`` logits of every model in the group."""
@@ -99,17 +105,18 @@ class _Group:
         idx = torch.tensor(keep, dtype=torch.long, device=self.l2.device)
         for store in (self.m, self.v):
             for k in store:
-                store[k] = store[k].index_select(_gdim(k), idx)
+                store[k] = store[k].index_select(self.gdims[k], idx)
         self.p = {
-            k: v.detach().index_select(_gdim(k), idx).requires_grad_(True)
+            k: v.detach().index_select(self.gdims[k], idx).requires_grad_(True)
             for k, v in self.p.items()
         }
+        self._buf = {}
         self.l2, self.drop = self.l2[idx], self.drop[idx]
         self.ids = [self.ids[i] for i in keep]
         self.points = [self.points[i] for i in keep]
 
     def snapshot(self, local: int) -> dict:
-        return {k: v.detach().select(_gdim(k), local).clone() for k, v in self.p.items()}
+        return {k: v.detach().select(self.gdims[k], local).clone() for k, v in self.p.items()}
 
     def adam_step(self, lr: float, t: int, b1=0.9, b2=0.999, eps=1e-8) -> None:
         """Adam with coupled L2 (``grad + l2 * w``), per grid point, as torch's weight_decay."""
@@ -118,9 +125,13 @@ class _Group:
         with torch.no_grad():  # every parameter in one fused kernel
             names = list(self.p)
             ws = [self.p[k] for k in names]
-            grads = torch._foreach_mul(ws, [self.l2.view(_gshape(k, w.dim())) for k, w in
-                                            zip(names, ws, strict=True)])  # fmt: skip
-            torch._foreach_add_(grads, [w.grad for w in ws])  # coupled L2: grad + l2 * w
+            grads = []
+            for k, w in zip(names, ws, strict=True):  # coupled L2: l2 * w + grad, in a
+                buf = self._buf.get(k)  # buffer kept across steps (a fresh tensor a step,
+                if buf is None:  # megabytes for a layer-wise group, cost more than the product)
+                    buf = self._buf[k] = torch.empty_like(w)
+                torch.mul(w, self.l2.view(_gshape(self.gdims[k], w.dim())), out=buf)
+                grads.append(buf.add_(w.grad))
             steps = [torch.tensor(float(t), device=w.device) for w in ws]
             torch._fused_adam_(ws, grads, [self.m[k] for k in names], [self.v[k] for k in names],
                                [], steps, lr=lr, beta1=b1, beta2=b2, weight_decay=0.0, eps=eps,
@@ -129,14 +140,11 @@ class _Group:
                 w.grad = None
 
 
-def _gdim(name: str) -> int:
-    return 1 if name == "w1" else 0
-
-
-def _gshape(name: str, dims: int) -> list[int]:
-    """The shape that broadcasts a per-grid-point vector over parameter ``name``."""
+def _gshape(gdim: int, dims: int) -> list[int]:
+    """The shape that broadcasts a per-model vector over a parameter whose model axis is
+    ``gdim``."""
     shape = [1] * dims
-    shape[_gdim(name)] = -1
+    shape[gdim] = -1
     return shape
 
 

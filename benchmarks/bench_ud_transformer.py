@@ -13,7 +13,8 @@ Usage::
 
     scripts/ud-release-folder.sh ../shared/data/ud /tmp/udrel
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_ud_transformer.py --root /tmp/udrel \\
-        --model "$MINILM" --out /tmp/bench-udt [--langs ga he zh ta --reference ga]
+        --model "$MINILM" --out /tmp/bench-udt [--langs ga he zh ta --reference ga] \\
+        [--set probe.options.hidden=50]
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ def run_study(args: argparse.Namespace) -> tuple[float, list[dict]]:
         cmd += ["--set", "treebanks.langs=" + json.dumps(args.langs)]
     if args.reference:
         cmd += ["--set", f'report.reference_lang="{args.reference}"']
+    for kv in args.set or []:
+        cmd += ["--set", kv]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
@@ -103,6 +106,12 @@ def encode_once(args: argparse.Namespace, jobs: int) -> tuple[float, int]:
     return time.perf_counter() - t0, sum(n for n, _ in done)
 
 
+def _steps_cpu(out: Path) -> dict[str, float]:
+    """Each step's CPU seconds from its marker (``OUT/.study/steps/NAME.json``)."""
+    steps = sorted((out / ".study" / "steps").glob("*.json"))
+    return {p.stem: json.loads(p.read_text(encoding="utf-8"))["cpu_seconds"] for p in steps}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--root", required=True, help="a UD release folder")
@@ -111,6 +120,8 @@ def main() -> None:
     ap.add_argument("--langs", nargs="*", default=None, help="default: every language")
     ap.add_argument("--reference", default=None, help="report.reference_lang (default en)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--set", action="append", metavar="KEY.PATH=VALUE",
+                    help="another study override, as probe.options.hidden=50")  # fmt: skip
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -126,6 +137,7 @@ def main() -> None:
     ]  # fmt: skip
     res = {"study_s": round(study, 1), "encode_once_s": round(enc, 1), "lines": lines,
            "ratio": round(study / enc, 2), "load_at_start": [load0, load1],
+           "sets": args.set or [], "study_cpu_s": _steps_cpu(Path(args.out) / "study"),
            "estimates": errors}  # fmt: skip
     for e in errors:
         log.info("after %-26s elapsed %6.0f s: estimated %6.0f s left, in fact %6.0f (x%.2f)",

@@ -60,8 +60,13 @@ def test_a_finished_step_sets_its_kinds_rate(tmp_path: Path) -> None:
     left = est.predicted()
     assert left["probe-fr-minilm"] == pytest.approx(150.0)  # half the bytes, half the time
     assert left["probe-fr-baselines"] == pytest.approx(2.0)  # its own kind's rate
-    # two steps side by side: the run's wall time is half its step seconds
-    assert est.left(elapsed=152.0) == pytest.approx(0.5 * sum(left.values()))
+    # two steps side by side: the run's wall time is half its step seconds, but not less than
+    # the longest step left
+    assert 0.5 * sum(left.values()) < left["probe-fr-minilm"]
+    assert est.left(elapsed=152.0) == pytest.approx(left["probe-fr-minilm"])
+    est.finished("probe-fr-minilm", 150.0)
+    rest = est.predicted()
+    assert est.left(elapsed=227.0) == pytest.approx(0.5 * sum(rest.values()))  # 454 s of steps
 
 
 def test_a_folder_not_there_yet_takes_its_kinds_mean_size(tmp_path: Path) -> None:
@@ -85,3 +90,16 @@ def test_a_busy_machine_and_a_running_step(tmp_path: Path) -> None:
     # a finished encoder probe does not make the quick kinds not seen yet look long
     est.finished("probe-de-minilm", 900.0, cpu=120.0)
     assert est.predicted()["report"] == pytest.approx(8.0)
+
+
+def test_no_overlap_ends_the_run_before_its_longest_step_left(tmp_path: Path) -> None:
+    """Steps side by side make the run's wall time less than its steps' seconds, but never less
+    than the longest step left (the rehearsal: its last transformer probe ran alone for 8 of
+    its 46 minutes, and the time left was halved)."""
+    est = Estimate(steps(tmp_path))
+    for name in ("treebank-a", "treebank-b", "probe-de-baselines", "probe-fr-baselines"):
+        est.finished(name, 10.0)
+    est.finished("probe-de-minilm", 300.0)
+    # two at a time so far (170 s for 340 step seconds); left: probe-fr-minilm (150 s at
+    # German's rate), then the report (10 s)
+    assert est.left(elapsed=170.0) == pytest.approx(150.0)

@@ -54,6 +54,8 @@ class Step:
     runtime: tuple[str, ...] = ()  # CLI flags that change how, not what (--workers): no setting
     origin: str = ""  # the study-file entry it comes from (``[nli.NAME]``), for error messages
     gpu: bool = False  # wants a GPU (decided where the study file is read): a cluster's GPU worker
+    encoder_kind: str = ""  # a probe step's encoder (EncoderSpec.kind, decided where the study
+    # file is read): what the time estimate's prior costs it at (xprobe.study.estimate)
 
     def strings(self) -> list[str]:
         """Every string in the action (arguments, keyword values), for finding inputs."""

@@ -272,7 +272,8 @@ def _probes(ctx: Any, codes: dict[str, str], extra: dict[str, list[str]]) -> lis
             argv += ["--control"] if probe["control"] else []
             argv += [*flags(data["encoders"][name]["options"]), "--encoder", by_lang[lang]]
             steps.append(Step(f"probe-{lang}-{name}", "probe", ("cli", [argv]), (res,),
-                              origin=f"[encoders.{name}]", gpu=gpu))  # fmt: skip
+                              origin=f"[encoders.{name}]", gpu=gpu,
+                              encoder_kind=_kind(by_lang[lang])))  # fmt: skip
     return steps
 
 
@@ -293,12 +294,18 @@ def _cpu(study: dict) -> str:
 
 def _neural(text: str) -> bool:
     """Whether a (checked) spec names a neural encoder, whose probe wants the GPU."""
+    kind = _kind(text)
+    return bool(kind) and kind not in CPU_KINDS
+
+
+def _kind(text: str) -> str:
+    """A (checked) spec's kind (``hf``, ``checkpoint``, ``bov``...; "" when it is wrong)."""
     from xprobe.encoders.encoder_spec import EncoderSpec
 
     try:
-        return EncoderSpec.parse(text).kind not in CPU_KINDS
+        return EncoderSpec.parse(text).kind
     except XProbeError:  # said once already, by the study check
-        return False
+        return ""
 
 
 def _specs(ctx: Any, name: str, e: dict, codes: dict[str, str]) -> dict[str, str]:

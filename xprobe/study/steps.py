@@ -37,7 +37,7 @@ def all_steps(ctx: Any) -> list[Step]:
     if "sample" in data:
         s = data["sample"]
         argv = ["sample", "--out", str(out / "sample"), "--seed", str(data["study"]["seed"]),
-                "--sentences", str(s["sentences"]), "--treebank", str(s["treebank"])]
+                "--sentences", str(s["sentences"]), "--treebank", str(s["treebank"])]  # fmt: skip
         steps.append(Step("sample", "sample", ("cli", [argv]), (str(out / "sample"),),
                           runtime=("--workers", str(data["study"]["workers"]))))  # fmt: skip
     for name, d in data["download"].items():

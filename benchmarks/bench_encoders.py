@@ -223,8 +223,9 @@ def bench_layers_probe(args: argparse.Namespace) -> dict:
     from xprobe.encoders.transformer import load_transformer
     from xprobe.probe.checks import check_sets
     from xprobe.probe.classifiers import TrainConfig, train_select
+    from xprobe.probe.context import _subsample
     from xprobe.probe.datasets import ensure_train, load_probing_dir
-    from xprobe.probe.harness import ProbeOptions, _subsample, run_probe
+    from xprobe.probe.harness import ProbeOptions, run_probe
     from xprobe.probe.layerwise import cap_eval
 
     data = SHARED / "data" / "xprobe" / "en"
@@ -351,8 +352,8 @@ def bench_layers_study(args: argparse.Namespace) -> dict:
 def bench_layers_f16(args: argparse.Namespace) -> dict:
     from xprobe.encoders.transformer import load_transformer
     from xprobe.probe.cache import EmbeddingCache
+    from xprobe.probe.context import _subsample
     from xprobe.probe.datasets import ensure_train, load_probing_dir
-    from xprobe.probe.harness import _subsample
     from xprobe.probe.layerwise import cap_eval, train_select_layers
 
     data = SHARED / "data" / "xprobe" / "en"

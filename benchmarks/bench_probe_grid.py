@@ -79,8 +79,8 @@ def wc_layers(args):
 
     from xprobe.encoders.transformer import load_transformer
     from xprobe.probe.checks import check_sets
+    from xprobe.probe.context import _subsample
     from xprobe.probe.datasets import ensure_train, load_probing_dir
-    from xprobe.probe.harness import _subsample
     from xprobe.probe.layerwise import cap_eval
 
     ntr, nva, nte = (int(v) for v in args.wc.split(","))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from xprobe.errors import XProbeError
-from xprobe.probe import harness
+from xprobe.probe import context
 from xprobe.probe.folds import assign_folds, groups_of, rotation
 from xprobe.probe.harness import ProbeOptions, run_probe
 from xprobe.probe.records import read_records, unpack_correct
@@ -101,13 +101,13 @@ def test_nested_selection_never_sees_a_test_item(tmp_path: Path, monkeypatch) ->
     y, x = _noisy(1, 300, 0.1)
     x = np.concatenate([x, np.arange(300, dtype=np.float64)[:, None]], axis=1)
     calls: list[tuple[set, set, set]] = []
-    real = harness.train_select
+    real = context.train_select
 
     def spy(xtr, ytr, xva, yva, xte, yte, **kw):
         calls.append(tuple({int(v) for v in a[:, -1]} for a in (xtr, xva, xte)))
         return real(xtr, ytr, xva, yva, xte, yte, **kw)
 
-    monkeypatch.setattr(harness, "train_select", spy)
+    monkeypatch.setattr(context, "train_select", spy)
     recs = _run(tmp_path, y, x)
     assert len(calls) == 10
     for tr, va, te in calls:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from tests.probe.test_probe_layers import make_probing_dir, opts
-from xprobe.probe import cache_stream, harness
+from xprobe.probe import cache_stream, context
 from xprobe.probe.cache import EmbeddingCache, sentences_hash
 from xprobe.probe.classifiers import TrainConfig
 from xprobe.probe.harness import run_probe
@@ -168,18 +168,18 @@ def _probing_dir(root: Path, n_train: int, n_eval: int) -> Path:
 def _probe(tmp_path: Path, enc, name: str, **kw) -> tuple[list[dict], list[int]]:
     """Records of probing the Tense set with ``enc``; the layers handed to each fit."""
     widths: list[int] = []
-    real = harness.train_select_layers
+    real = context.train_select_layers
 
     def spy(xtr, *a, **k):
         widths.append(len(xtr))
         return real(xtr, *a, **k)
 
-    harness.train_select_layers = spy  # type: ignore[assignment]
+    context.train_select_layers = spy  # type: ignore[assignment]
     try:
         out = tmp_path / f"{name}.jsonl"
         run_probe(enc, tmp_path / "en", out, opts(tmp_path, **kw))
     finally:
-        harness.train_select_layers = real  # type: ignore[assignment]
+        context.train_select_layers = real  # type: ignore[assignment]
     return [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()], widths
 
 

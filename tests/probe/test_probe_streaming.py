@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.probe.test_probe_layers import make_probing_dir, opts
-from xprobe.probe import harness
+from xprobe.probe import context
 from xprobe.probe.harness import run_probe
 from xprobe.probe.streaming import joint_iterations, layer_blocks
 
@@ -41,13 +41,13 @@ def test_streamed_records_equal_all_at_once(tiny_bert: Path, tmp_path: Path, mon
     o = {"classifiers": (classifier,)}
     at_once = run_probe(spec, data, tmp_path / "all.jsonl", opts(tmp_path, **o))
     widths: list[int] = []
-    real = harness.train_select_layers
+    real = context.train_select_layers
 
     def spy(xtr, *a, **kw):
         widths.append(len(xtr))
         return real(xtr, *a, **kw)
 
-    monkeypatch.setattr(harness, "train_select_layers", spy)
+    monkeypatch.setattr(context, "train_select_layers", spy)
     for block in (1, 2):
         out = tmp_path / f"b{block}.jsonl"
         widths.clear()

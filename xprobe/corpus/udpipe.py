@@ -65,7 +65,7 @@ FAST_OPTIONS = {
         "guesser_enrich_dictionary=1;iterations=3;early_stopping=0"
     ),
     "parser": (
-        "iterations=2;hidden_layer=64;embedding_form=32;embedding_upostag=16;embedding_feats=16;"
+        "iterations=2;hidden_layer=32;embedding_form=32;embedding_upostag=16;embedding_feats=16;"
         "embedding_deprel=16;embedding_lemma=0;embedding_xpostag=0;structured_interval=0;"
         "transition_oracle=static;early_stopping=0"
     ),

@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--size",
         choices=sorted(SIZES),
         default="small",
-        help="small (default): 12,000 sentences per language, 600/100/100 per task, a few "
+        help="small (default): 10,000 sentences per language, 500/100/100 per task, about two "
         "minutes on 2 cores; tiny: 8,000 sentences, 400/100/100, for tests",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the sample and all stages (1)")

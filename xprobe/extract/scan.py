@@ -279,8 +279,18 @@ class SentenceCache:
     def __enter__(self) -> SentenceCache:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._file.close()
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        try:
+            self._file.close()  # (flushes what a failed write left in its buffer: fails again)
+        except OSError as e:
+            if exc_type is None:
+                raise self._named(e) from None
+            # else the error on its way out already says what failed; the file is gone
+
+    def _named(self, e: OSError) -> OSError:
+        if e.filename is None:  # the file has no name: its folder is said
+            e.filename = f"{self._where} (the temporary file of the sentences read)"
+        return e
 
     def put(self, record: tuple) -> None:
         self.count += 1
@@ -300,10 +310,9 @@ class SentenceCache:
                 self._file.write(len(data).to_bytes(8, "little"))
                 self._file.write((len(self._batch) << 1 | packed).to_bytes(4, "little"))
                 self._file.write(data)
-            except OSError as e:  # a full disk: the file has no name, its folder is said
-                if e.filename is None:
-                    e.filename = f"{self._where} (the temporary file of the sentences read)"
-                raise
+                self._file.flush()  # now, not at a read's seek, whose error would name no file
+            except OSError as e:  # a full disk, a file-size limit
+                raise self._named(e) from None
             self._batch = []
 
     def sentences(self, names: Sequence[str]) -> Iterator[tuple[int, int, Sentence]]:
